@@ -1,0 +1,45 @@
+import Link from "next/link";
+import { requireOrganizer } from "@/lib/auth/session";
+import { db } from "@/lib/db";
+import { listOrganizerEvents } from "@/lib/events/queries";
+import { formatCount, formatInZone } from "@/lib/format";
+
+export const metadata = { title: "Organizer" };
+
+/** Organizer home: their shows. Server-side role check: fans get 403, signed-out users go to sign-in. */
+export default async function AdminPage() {
+  const organizer = await requireOrganizer("/admin");
+  const shows = await listOrganizerEvents(db(), organizer.id);
+  return (
+    <div className="space-y-6">
+      <h1 className="text-3xl font-bold">Organizer dashboard</h1>
+      <p className="text-white/70">Signed in as {organizer.email}.</p>
+      <table className="w-full text-left text-sm" data-testid="organizer-shows">
+        <thead className="text-white/60">
+          <tr>
+            <th className="py-1">Show</th>
+            <th>Status</th>
+            <th>On-sale</th>
+            <th className="text-right">Sold / on sale</th>
+          </tr>
+        </thead>
+        <tbody>
+          {shows.map((s) => (
+            <tr key={s.id} className="border-t border-white/10">
+              <td className="py-2">
+                <Link href={`/events/${s.slug}`} className="underline">
+                  {s.name}
+                </Link>
+              </td>
+              <td>{s.status}</td>
+              <td>{formatInZone(s.onSaleAt, s.timeZone)}</td>
+              <td className="text-right tabular-nums">
+                {formatCount(s.seatsSold)} / {formatCount(s.seatsOnSale)}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

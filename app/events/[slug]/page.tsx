@@ -1,0 +1,78 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { SeatMap } from "@/components/seat-map";
+import { db } from "@/lib/db";
+import { getPublishedEventBySlug } from "@/lib/events/queries";
+import { formatCount, formatInZone, formatMoney } from "@/lib/format";
+
+/** Cacheable: regenerated at most every 15 s (ISR), so a flood of visitors costs one render. Live availability loads client-side. */
+export const revalidate = 15;
+export const dynamicParams = true;
+export function generateStaticParams(): { slug: string }[] {
+  return [];
+}
+
+export async function generateMetadata({ params }: PageProps<"/events/[slug]">): Promise<Metadata> {
+  const show = await getPublishedEventBySlug(db(), (await params).slug);
+  return { title: show?.event.name ?? "Show not found" };
+}
+
+export default async function EventPage({ params }: PageProps<"/events/[slug]">) {
+  const show = await getPublishedEventBySlug(db(), (await params).slug);
+  if (!show) notFound();
+  const { event, venue, levels } = show;
+  const total = levels.reduce((n, l) => n + l.total, 0);
+  const remaining = levels.reduce((n, l) => n + l.remaining, 0);
+  return (
+    <article className="space-y-8">
+      <header className="space-y-2">
+        <h1 className="text-4xl font-bold" data-testid="event-name">
+          {event.name}
+        </h1>
+        <p className="text-lg text-white/80">
+          {venue.name}, {venue.city} · {formatInZone(event.startsAt, event.timeZone)}
+        </p>
+        <p className="text-white/70">{event.description}</p>
+        <p className="text-sm text-white/60">
+          On-sale: {formatInZone(event.onSaleAt, event.timeZone)} · hold time {event.holdMinutes} min · up to {event.perFanLimit} tickets per fan
+        </p>
+      </header>
+
+      <section aria-labelledby="levels-heading" className="space-y-3">
+        <h2 id="levels-heading" className="text-xl font-semibold">
+          Price levels <span className="text-sm font-normal text-white/60">({formatCount(remaining)} of {formatCount(total)} left)</span>
+        </h2>
+        <table className="w-full max-w-2xl text-left text-sm" data-testid="price-levels">
+          <thead className="text-white/60">
+            <tr>
+              <th className="py-1">Level</th>
+              <th className="py-1">Price</th>
+              <th className="py-1 text-right">Remaining</th>
+            </tr>
+          </thead>
+          <tbody>
+            {levels.map((l) => (
+              <tr key={l.id} className="border-t border-white/10">
+                <td className="py-2">
+                  <span className="mr-2 inline-block h-3 w-3 rounded-sm align-middle" style={{ background: l.color }} />
+                  {l.name}
+                </td>
+                <td className="py-2">{formatMoney(l.priceMinor, l.currency)}</td>
+                <td className="py-2 text-right tabular-nums">
+                  {formatCount(l.remaining)} / {formatCount(l.total)}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+
+      <section aria-labelledby="map-heading" className="space-y-3">
+        <h2 id="map-heading" className="text-xl font-semibold">
+          Seat map
+        </h2>
+        <SeatMap eventId={event.id} />
+      </section>
+    </article>
+  );
+}

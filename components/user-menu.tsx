@@ -1,0 +1,45 @@
+"use client";
+/** Header links for the signed-in user (loaded in the browser so cached pages stay shared). */
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { authClient } from "@/lib/auth/client";
+
+export function UserMenu() {
+  const { data, isPending } = authClient.useSession();
+  const router = useRouter();
+  if (isPending) return <span className="text-sm text-white/40">…</span>;
+  if (!data) {
+    return (
+      <div className="flex gap-4 text-sm">
+        <Link href="/sign-in" className="hover:underline">
+          Sign in
+        </Link>
+        <Link href="/sign-up" className="rounded bg-white/10 px-3 py-1 hover:bg-white/20">
+          Create account
+        </Link>
+      </div>
+    );
+  }
+  const role = (data.user as { role?: string }).role;
+  return (
+    <div className="flex items-center gap-4 text-sm">
+      {role === "organizer" && (
+        <Link href="/admin" className="hover:underline">
+          Admin
+        </Link>
+      )}
+      <span className="text-white/60" data-testid="signed-in-as">
+        {data.user.email}
+      </span>
+      <button
+        className="rounded bg-white/10 px-3 py-1 hover:bg-white/20"
+        onClick={async () => {
+          await authClient.signOut();
+          router.refresh();
+        }}
+      >
+        Sign out
+      </button>
+    </div>
+  );
+}

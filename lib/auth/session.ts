@@ -1,0 +1,37 @@
+/**
+ * Who is calling: session look-ups for server components, actions and route handlers.
+ * Role checks happen here, on the server, never only in the UI.
+ */
+import { headers } from "next/headers";
+import { forbidden, redirect } from "next/navigation";
+import { auth } from "@/lib/auth";
+
+/** The signed-in user as the app sees it. */
+export interface SessionUser {
+  id: string;
+  email: string;
+  name: string;
+  role: "fan" | "organizer";
+}
+
+/** Reads the session from request headers; null when signed out. */
+export async function getSessionUser(requestHeaders?: Headers): Promise<SessionUser | null> {
+  const session = await auth().api.getSession({ headers: requestHeaders ?? (await headers()) });
+  if (!session) return null;
+  const u = session.user as typeof session.user & { role?: string };
+  return { id: u.id, email: u.email, name: u.name, role: u.role === "organizer" ? "organizer" : "fan" };
+}
+
+/** The signed-in user, or a redirect to /sign-in that comes back to `returnTo`. */
+export async function requireUser(returnTo: string): Promise<SessionUser> {
+  const user = await getSessionUser();
+  if (!user) redirect(`/sign-in?next=${encodeURIComponent(returnTo)}`);
+  return user;
+}
+
+/** The signed-in organizer; signed-out → /sign-in, signed-in fan → 403 (Next `forbidden()`). */
+export async function requireOrganizer(returnTo = "/admin"): Promise<SessionUser> {
+  const user = await requireUser(returnTo);
+  if (user.role !== "organizer") forbidden();
+  return user;
+}

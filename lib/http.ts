@@ -1,0 +1,19 @@
+/**
+ * Small helpers for route handlers: JSON errors people can read, and Cache-Control
+ * values. Route handlers stay thin: parse, check the caller, call one lib function.
+ */
+import { NextResponse } from "next/server";
+import { z } from "zod";
+
+/** A JSON error response `{ error: message }` with the given 4xx status. */
+export function jsonError(status: number, message: string, headers?: HeadersInit): NextResponse {
+  return NextResponse.json({ error: message }, { status, headers });
+}
+
+/** `public, s-maxage=…, stale-while-revalidate=…` so a CDN can absorb polling (seconds). */
+export function publicCache(sMaxAge: number, staleWhileRevalidate = sMaxAge): string {
+  return `public, max-age=0, s-maxage=${sMaxAge}, stale-while-revalidate=${staleWhileRevalidate}`;
+}
+
+/** An event id as it appears in URLs (`evt_` + lower-case base-32). */
+export const eventIdSchema = z.string().regex(/^evt_[0-9a-z]{1,32}$/, "That is not an event id (they look like evt_…)");

@@ -1,0 +1,72 @@
+/**
+ * The app's Redis: always an `@upstash/redis` client (DESIGN.md, "Redis").
+ * - With UPSTASH_REDIS_REST_URL + UPSTASH_REDIS_REST_TOKEN it speaks Upstash REST.
+ * - Otherwise it speaks TCP to REDIS_URL through the custom requester in ./redis-tcp.
+ *
+ * Keys: every key starts with REDIS_KEY_PREFIX (tests use one per run), and every key
+ * of one event carries the event id as a hash tag, `{evt_…}`, so one event's keys share
+ * a cluster slot and one Lua script may touch them all.
+ */
+import { Redis } from "@upstash/redis";
+import { env } from "@/lib/env";
+import { createTcpRequester, type TcpRequester } from "@/lib/redis-tcp";
+
+type Cache = { redis: Redis; tcp?: TcpRequester; key: string };
+const globalForRedis = globalThis as unknown as { __stararenaRedis?: Cache };
+
+/** Which transport the client uses. */
+export function redisTransport(): "rest" | "tcp" {
+  const e = env();
+  return e.UPSTASH_REDIS_REST_URL && e.UPSTASH_REDIS_REST_TOKEN ? "rest" : "tcp";
+}
+
+/** The process-wide Redis client (one connection or REST client, survives hot reload). */
+export function redis(): Redis {
+  const e = env();
+  const key = `${e.UPSTASH_REDIS_REST_URL ?? ""}|${e.REDIS_URL}`;
+  const cached = globalForRedis.__stararenaRedis;
+  if (cached && cached.key === key) return cached.redis;
+  let created: Cache;
+  if (redisTransport() === "rest") {
+    created = {
+      key,
+      redis: new Redis({ url: e.UPSTASH_REDIS_REST_URL!, token: e.UPSTASH_REDIS_REST_TOKEN!, enableTelemetry: false }),
+    };
+  } else {
+    const tcp = createTcpRequester({ url: e.REDIS_URL });
+    created = { key, tcp, redis: new Redis(tcp) };
+  }
+  globalForRedis.__stararenaRedis = created;
+  return created.redis;
+}
+
+/** Closes the TCP connection, if any (scripts and tests call this before exiting). */
+export async function closeRedis(): Promise<void> {
+  const cached = globalForRedis.__stararenaRedis;
+  globalForRedis.__stararenaRedis = undefined;
+  await cached?.tcp?.close();
+}
+
+const EVENT_ID = /^evt_[0-9a-z]{1,32}$/;
+
+/** Raised for an id that cannot be part of a key (it would break the hash tag). */
+export class InvalidKeyPartError extends Error {
+  constructor(what: string, value: string) {
+    super(`Invalid ${what} for a Redis key: ${JSON.stringify(value)}`);
+    this.name = "InvalidKeyPartError";
+  }
+}
+
+/**
+ * Key of one event's data: `${prefix}{evt_…}:part:part`. All keys of an event share the hash tag.
+ * @throws {InvalidKeyPartError} when `eventId` is not an `evt_…` id.
+ */
+export function eventKey(eventId: string, ...parts: (string | number)[]): string {
+  if (!EVENT_ID.test(eventId)) throw new InvalidKeyPartError("event id", eventId);
+  return `${env().REDIS_KEY_PREFIX}{${eventId}}:${parts.join(":")}`;
+}
+
+/** Key outside any event (e.g. rate limits): `${prefix}part:part`. */
+export function globalKey(...parts: (string | number)[]): string {
+  return `${env().REDIS_KEY_PREFIX}${parts.join(":")}`;
+}

@@ -1,0 +1,40 @@
+/**
+ * Vitest global setup: one isolated Postgres database and one Redis key prefix per run,
+ * so test runs never see each other's (or the app's) data. Both are removed afterwards.
+ */
+import type { TestProject } from "vitest/node";
+import IORedis from "ioredis";
+import { dropDatabase, ensureDatabase, runMigrations } from "@/db/migrate";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    databaseUrl: string;
+    redisKeyPrefix: string;
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const runId = `${Date.now().toString(36)}_${process.pid}`;
+  const base = new URL(process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/stararena");
+  base.pathname = `/stararena_test_${runId}`;
+  const databaseUrl = base.toString();
+  const redisKeyPrefix = `test:${runId}:`;
+  const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+
+  await ensureDatabase(databaseUrl);
+  await runMigrations(databaseUrl);
+  project.provide("databaseUrl", databaseUrl);
+  project.provide("redisKeyPrefix", redisKeyPrefix);
+
+  return async () => {
+    await dropDatabase(databaseUrl);
+    const redis = new IORedis(redisUrl);
+    let cursor = "0";
+    do {
+      const [next, keys] = await redis.scan(cursor, "MATCH", `${redisKeyPrefix}*`, "COUNT", 1000);
+      cursor = next;
+      if (keys.length > 0) await redis.unlink(...keys);
+    } while (cursor !== "0");
+    await redis.quit();
+  };
+}
