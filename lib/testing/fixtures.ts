@@ -1,0 +1,42 @@
+/**
+ * Test fixtures that write real rows through the same lib functions the app uses.
+ * Every fixture gets unique slugs/emails, so tests in one database never collide.
+ */
+import { randomUUID } from "node:crypto";
+import { ensureUser } from "@/db/seed";
+import type { Db } from "@/lib/db";
+import { createEvent, type EventInput } from "@/lib/events/create";
+import { studioPlan } from "@/lib/venues/plan";
+import { createVenue } from "@/lib/venues/store";
+
+const unique = () => randomUUID().slice(0, 8);
+
+/** A fan (or organizer) account with a unique email. */
+export async function makeUser(db: Db, role: "fan" | "organizer" = "fan") {
+  const email = `${role}-${unique()}@test.stararena`;
+  const id = await ensureUser(db, { email, password: "password-123", name: `Test ${role}`, role });
+  return { id, email };
+}
+
+/** A 50-seat studio show (rows 1–2 "Front" 45.00 EUR, rows 3–5 "Back" 29.00 EUR), on sale since a minute ago. */
+export async function makeStudioShow(db: Db, overrides: Partial<EventInput> = {}) {
+  const organizer = await makeUser(db, "organizer");
+  const { venueId } = await createVenue(db, { slug: `studio-${unique()}`, name: "Test Studio", city: "Berlin", timeZone: "Europe/Berlin" }, studioPlan());
+  const now = Date.now();
+  const { eventId, seatsByLevel } = await createEvent(db, {
+    venueId,
+    organizerId: organizer.id,
+    name: "Test show",
+    slug: `test-show-${unique()}`,
+    status: "published",
+    startsAt: new Date(now + 86_400_000),
+    onSaleAt: new Date(now - 60_000),
+    timeZone: "Europe/Berlin",
+    priceLevels: [
+      { name: "Front", priceMinor: 4_500, currency: "EUR", color: "#7c3aed", seats: [{ rows: { from: 1, to: 2 } }] },
+      { name: "Back", priceMinor: 2_900, currency: "EUR", color: "#0d9488", seats: [{ rows: { from: 3, to: 5 } }] },
+    ],
+    ...overrides,
+  });
+  return { eventId, venueId, organizerId: organizer.id, seatsByLevel };
+}

@@ -1,0 +1,35 @@
+/**
+ * The server Playwright tests run against: a fresh database (`stararena_e2e`, dropped
+ * and recreated each run) seeded with the demo data, its own Redis key prefix, and the
+ * production build (built first if missing or stale). Started by playwright.config.ts.
+ */
+import { spawn } from "node:child_process";
+import { buildIfNeeded } from "./lib/build";
+import { dropDatabase, ensureDatabase, runMigrations } from "@/db/migrate";
+import { seedDemo } from "@/db/seed";
+import { closeDb, db } from "@/lib/db";
+
+const port = process.env.E2E_PORT ?? "3100";
+const base = new URL(process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/stararena");
+base.pathname = "/stararena_e2e";
+const databaseUrl = base.toString();
+Object.assign(process.env, {
+  DATABASE_URL: databaseUrl,
+  REDIS_KEY_PREFIX: `e2e:${Date.now().toString(36)}:`,
+  APP_URL: `http://127.0.0.1:${port}`,
+  PORT: port,
+  DEMO_ONSALE_DELAY_MINUTES: "5",
+});
+
+await dropDatabase(databaseUrl);
+await ensureDatabase(databaseUrl);
+await runMigrations(databaseUrl);
+await seedDemo(db(), { onSaleDelayMinutes: 5 });
+await closeDb();
+buildIfNeeded((line) => console.log(line));
+
+const app = spawn("npx", ["next", "start", "-p", port, "-H", "127.0.0.1"], { stdio: "inherit", env: process.env });
+const stop = () => app.kill("SIGTERM");
+process.on("SIGINT", stop);
+process.on("SIGTERM", stop);
+app.on("exit", (code) => process.exit(code ?? 0));

@@ -1,0 +1,56 @@
+/**
+ * `npm test`: the whole gate, in order — lint, typecheck, Vitest (unit + integration
+ * against the real Postgres and Redis, isolated per run), `next build`, Playwright e2e
+ * in Debian's Chromium against that build. Prints one summary line at the end,
+ * "tests: N passed, M failed", and exits non-zero when any step fails.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+
+type Step = { name: string; cmd: string; args: string[]; env?: NodeJS.ProcessEnv };
+const steps: Step[] = [
+  { name: "lint", cmd: "npx", args: ["eslint", "."] },
+  { name: "typecheck", cmd: "npm", args: ["run", "typecheck", "--silent"] },
+  { name: "unit + integration (vitest)", cmd: "npx", args: ["vitest", "run", "--reporter=default", "--reporter=json", "--outputFile.json=test-results/vitest.json"] },
+  { name: "build (next build)", cmd: "npx", args: ["next", "build"], env: { NODE_ENV: "production" } },
+  { name: "e2e (playwright, chromium)", cmd: "npx", args: ["playwright", "test"] },
+];
+
+mkdirSync("test-results", { recursive: true });
+let passed = 0;
+let failed = 0;
+const failedSteps: string[] = [];
+const started = Date.now();
+
+function countVitest() {
+  if (!existsSync("test-results/vitest.json")) return;
+  const r = JSON.parse(readFileSync("test-results/vitest.json", "utf8")) as { numPassedTests: number; numFailedTests: number };
+  passed += r.numPassedTests;
+  failed += r.numFailedTests;
+}
+
+function countPlaywright() {
+  if (!existsSync("test-results/playwright.json")) return;
+  const r = JSON.parse(readFileSync("test-results/playwright.json", "utf8")) as { stats: { expected: number; unexpected: number; flaky: number } };
+  passed += r.stats.expected + r.stats.flaky;
+  failed += r.stats.unexpected;
+}
+
+for (const [i, step] of steps.entries()) {
+  if (step.name.startsWith("e2e") && failedSteps.some((s) => s.startsWith("build"))) {
+    console.log(`\n■ [${i + 1}/${steps.length}] ${step.name}: skipped, the build failed`);
+    continue;
+  }
+  console.log(`\n■ [${i + 1}/${steps.length}] ${step.name}`);
+  const t0 = Date.now();
+  const r = spawnSync(step.cmd, step.args, { stdio: "inherit", env: { ...process.env, ...step.env } });
+  const ok = r.status === 0;
+  console.log(`■ ${step.name}: ${ok ? "ok" : "FAILED"} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+  if (step.name.startsWith("unit")) countVitest();
+  if (step.name.startsWith("e2e")) countPlaywright();
+  if (!ok) failedSteps.push(step.name);
+}
+
+console.log(`\n■ done in ${((Date.now() - started) / 1000).toFixed(0)} s${failedSteps.length ? `; failed steps: ${failedSteps.join(", ")}` : ""}`);
+console.log(`tests: ${passed} passed, ${failed} failed`);
+process.exit(failedSteps.length ? 1 : 0);
