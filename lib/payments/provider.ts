@@ -1,0 +1,99 @@
+/**
+ * The payment service provider (PSP) boundary (DESIGN.md, "Payments"). The app talks to
+ * a PSP only through this interface; implementations: the built-in sandbox PSP
+ * (development, tests, simulator) and Stripe (production).
+ *
+ * Money is always an integer amount of minor units (cents) plus an ISO 4217 currency
+ * in upper case.
+ */
+
+/** What the app asks the PSP to charge for one order. */
+export interface CheckoutRequest {
+  orderId: string;
+  amountMinor: number;
+  currency: string;
+  /** Shown on the PSP's page, e.g. "2 tickets — Nova Lights, 28 Jan 2027". */
+  description: string;
+  /** The PSP's session must stop accepting payment at this instant (the hold's expiry). */
+  expiresAt: Date;
+  /** Where the PSP sends the fan back after paying or cancelling. */
+  returnUrl: string;
+  /** Idempotency key: the same key returns the same session instead of a second one. */
+  idempotencyKey: string;
+}
+
+/** A checkout session created at the PSP. */
+export interface CheckoutSession {
+  /** The PSP's session id (Stripe: cs_…, sandbox: sbx_cs_…). */
+  id: string;
+  /** The hosted payment page to send the fan to. */
+  url: string;
+}
+
+/** The PSP's view of one checkout, from an active query (or a verified webhook). */
+export interface PaymentSnapshot {
+  checkoutSessionId: string;
+  orderId: string;
+  /** "open": not paid yet; "captured": money taken; "declined"/"expired"/"cancelled": no money; "refunded": given back. */
+  status: "open" | "captured" | "declined" | "expired" | "cancelled" | "refunded";
+  /** The PSP's payment id once a payment exists (Stripe PaymentIntent pi_…, sandbox sbx_pay_…). */
+  paymentId: string | null;
+  amountMinor: number;
+  currency: string;
+  /** When the capture happened, if it did. */
+  capturedAt: Date | null;
+}
+
+/** A verified webhook event, normalised. */
+export interface PaymentEvent {
+  /** The PSP's own event id: stored under a unique constraint so replays have no effect. */
+  eventId: string;
+  type: "payment.captured" | "payment.declined" | "checkout.expired" | "payment.refunded" | "other";
+  /** The PSP's raw type string, e.g. "checkout.session.completed". */
+  rawType: string;
+  payment: PaymentSnapshot | null;
+  /** The payload as received (stored for audit). */
+  raw: unknown;
+}
+
+/** Raised when a webhook's signature does not verify (the route answers 401). */
+export class WebhookSignatureError extends Error {
+  constructor(message = "Webhook signature did not verify") {
+    super(message);
+    this.name = "WebhookSignatureError";
+  }
+}
+
+/** Raised when the PSP refuses or cannot be reached; `retryable` tells jobs whether to try again. */
+export class PaymentProviderError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+  ) {
+    super(message);
+    this.name = "PaymentProviderError";
+  }
+}
+
+/** One PSP. */
+export interface PaymentProvider {
+  /** "sandbox" or "stripe"; stored on every payment row. */
+  readonly name: string;
+  /** Creates (or, for a repeated idempotency key, returns) a hosted checkout session. @throws {PaymentProviderError} */
+  createCheckoutSession(request: CheckoutRequest): Promise<CheckoutSession>;
+  /**
+   * Verifies a webhook over its exact raw body and parses it.
+   * @throws {WebhookSignatureError} when the signature is missing, wrong or too old.
+   */
+  verifyWebhook(rawBody: string, headers: Headers): Promise<PaymentEvent>;
+  /** Active query: the PSP's current view of a checkout session. @throws {PaymentProviderError} */
+  retrievePayment(checkoutSessionId: string): Promise<PaymentSnapshot>;
+  /** Expires / cancels an open checkout so it can no longer be paid. Harmless if already closed. */
+  cancelCheckout(checkoutSessionId: string): Promise<void>;
+  /**
+   * Refunds a captured payment in full. Idempotent per `idempotencyKey`.
+   * @returns the PSP's refund id.
+   * @throws {PaymentProviderError}
+   */
+  refund(paymentId: string, opts: { amountMinor: number; currency: string; reason: string; idempotencyKey: string }): Promise<{ refundId: string }>;
+}
