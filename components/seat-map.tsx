@@ -30,7 +30,35 @@ function decodeBits(b64: string): Uint8Array {
 
 const isFree = (bits: Uint8Array | null, i: number) => (bits ? ((bits[i >> 3] ?? 0) & (0x80 >> (i & 7))) !== 0 : true);
 
-export function SeatMap({ eventId }: { eventId: string }) {
+/** Index of the seat nearest to plan point (px, py) within 3 plan units, or -1. */
+function nearestSeat(data: SeatMapData, px: number, py: number): number {
+  let best = -1;
+  let bestD = 9;
+  for (let i = 0; i < data.seats.x.length; i++) {
+    const dx = data.seats.x[i]! - px;
+    const dy = data.seats.y[i]! - py;
+    const d = dx * dx + dy * dy;
+    if (d < bestD) {
+      bestD = d;
+      best = i;
+    }
+  }
+  return best;
+}
+
+/** A seat as the map reports it to its parent. */
+export interface MapSeat {
+  ordinal: number;
+  label: string;
+  level: { id: string; name: string; priceMinor: number; currency: string } | null;
+  free: boolean;
+}
+
+/**
+ * @param selected seat ordinals drawn highlighted.
+ * @param onSeatClick called with the clicked seat; omit for a view-only map.
+ */
+export function SeatMap({ eventId, selected = [], onSeatClick }: { eventId: string; selected?: number[]; onSeatClick?: (seat: MapSeat) => void }) {
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const [hover, setHover] = useState<{ label: string; x: number; y: number } | null>(null);
   const map = useQuery({ queryKey: ["seat-map", eventId], queryFn: () => getJson<SeatMapData>(`/api/events/${eventId}/seat-map`), staleTime: Infinity });
@@ -86,37 +114,48 @@ export function SeatMap({ eventId }: { eventId: string }) {
         if (colour === c) ctx.fillRect(x[i]! - half, y[i]! - half, SEAT_SIZE, SEAT_SIZE);
       }
     }
+    ctx.strokeStyle = "#ffffff";
+    ctx.lineWidth = 1.2;
+    ctx.fillStyle = "#ffffff";
+    for (const o of selected) {
+      ctx.fillRect(x[o]! - half - 0.6, y[o]! - half - 0.6, SEAT_SIZE + 1.2, SEAT_SIZE + 1.2);
+      ctx.strokeRect(x[o]! - half - 1.6, y[o]! - half - 1.6, SEAT_SIZE + 3.2, SEAT_SIZE + 3.2);
+    }
     ctx.fillStyle = "rgba(255,255,255,0.75)";
     ctx.font = "9px sans-serif";
     for (const section of data.sections) ctx.fillText(section.code, section.labelX, section.labelY);
-  }, [map.data, bits]);
+  }, [map.data, bits, selected]);
 
   if (map.isError) return <p className="text-red-300">The seat map could not be loaded. Reload the page to try again.</p>;
   const seatCount = map.data?.seats.x.length ?? 0;
 
-  function onMove(e: React.MouseEvent<HTMLCanvasElement>) {
+  function seatAt(e: React.MouseEvent<HTMLCanvasElement>): { seat: MapSeat; x: number; y: number } | null {
     const data = map.data;
     const canvas = canvasRef.current;
-    if (!data || !canvas) return;
+    if (!data || !canvas) return null;
     const rect = canvas.getBoundingClientRect();
     const scale = rect.width / data.width;
-    const px = (e.clientX - rect.left) / scale;
-    const py = (e.clientY - rect.top) / scale;
-    let best = -1;
-    let bestD = 9;
-    for (let i = 0; i < data.seats.x.length; i++) {
-      const dx = data.seats.x[i]! - px;
-      const dy = data.seats.y[i]! - py;
-      const d = dx * dx + dy * dy;
-      if (d < bestD) {
-        bestD = d;
-        best = i;
-      }
-    }
-    if (best < 0) return setHover(null);
-    const lv = data.levels[data.seats.level[best]!];
-    const state = !lv ? "not on sale" : isFree(bits, best) ? formatMoney(lv.priceMinor, lv.currency) : "taken";
-    setHover({ label: `${data.seats.label[best]} — ${lv ? `${lv.name}, ` : ""}${state}`, x: e.clientX - rect.left, y: e.clientY - rect.top });
+    const i = nearestSeat(data, (e.clientX - rect.left) / scale, (e.clientY - rect.top) / scale);
+    if (i < 0) return null;
+    const lv = data.levels[data.seats.level[i]!] ?? null;
+    return {
+      seat: { ordinal: i, label: data.seats.label[i]!, level: lv, free: lv !== null && isFree(bits, i) },
+      x: e.clientX - rect.left,
+      y: e.clientY - rect.top,
+    };
+  }
+
+  function onMove(e: React.MouseEvent<HTMLCanvasElement>) {
+    const hit = seatAt(e);
+    if (!hit) return setHover(null);
+    const { seat } = hit;
+    const state = !seat.level ? "not on sale" : seat.free ? formatMoney(seat.level.priceMinor, seat.level.currency) : "taken";
+    setHover({ label: `${seat.label} — ${seat.level ? `${seat.level.name}, ` : ""}${state}`, x: hit.x, y: hit.y });
+  }
+
+  function onClick(e: React.MouseEvent<HTMLCanvasElement>) {
+    const hit = seatAt(e);
+    if (hit && onSeatClick) onSeatClick(hit.seat);
   }
 
   return (
@@ -124,7 +163,7 @@ export function SeatMap({ eventId }: { eventId: string }) {
       <div className="relative">
         <canvas
           ref={canvasRef}
-          className="w-full rounded-xl border border-white/10 bg-[#0d1326]"
+          className={`w-full rounded-xl border border-white/10 bg-[#0d1326] ${onSeatClick ? "cursor-pointer" : ""}`}
           style={{ aspectRatio: map.data ? `${map.data.width} / ${map.data.height}` : "1000 / 820" }}
           data-testid="seat-map"
           data-seat-count={seatCount}
@@ -133,6 +172,7 @@ export function SeatMap({ eventId }: { eventId: string }) {
           aria-label={`Seat map with ${seatCount} seats`}
           onMouseMove={onMove}
           onMouseLeave={() => setHover(null)}
+          onClick={onClick}
         />
         {hover && (
           <div className="pointer-events-none absolute rounded bg-black/85 px-2 py-1 text-xs" style={{ left: hover.x + 12, top: hover.y + 12 }}>

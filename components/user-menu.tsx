@@ -28,6 +28,9 @@ export function UserMenu() {
           Admin
         </Link>
       )}
+      <Link href="/tickets" className="hover:underline">
+        My tickets
+      </Link>
       <span className="text-white/60" data-testid="signed-in-as">
         {data.user.email}
       </span>

@@ -37,6 +37,11 @@ const schema = z
     PORT: z.coerce.number().int().min(1).max(65535).default(3000),
     BETTER_AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
     DEMO_ONSALE_DELAY_MINUTES: z.coerce.number().min(0).max(60 * 24 * 30).default(5),
+    PAYMENT_PROVIDER: z.enum(["sandbox", "stripe"]).default("sandbox"),
+    STRIPE_SECRET_KEY: z.string().startsWith("sk_", "must be a Stripe secret key (sk_…)").optional(),
+    STRIPE_WEBHOOK_SECRET: z.string().startsWith("whsec_", "must be a Stripe webhook signing secret (whsec_…)").optional(),
+    SANDBOX_PSP_WEBHOOK_SECRET: z.string().min(16).default("sandbox-psp-local-webhook-secret"),
+    TICKET_SIGNING_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
     INNGEST_DEV: boolish,
     INNGEST_BASE_URL: z.url().optional(),
     INNGEST_EVENT_KEY: z.string().min(1).optional(),
@@ -50,6 +55,13 @@ const schema = z
         message: "UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN must be set together",
       });
     }
+    if (v.PAYMENT_PROVIDER === "stripe" && (!v.STRIPE_SECRET_KEY || !v.STRIPE_WEBHOOK_SECRET)) {
+      ctx.addIssue({
+        code: "custom",
+        path: [v.STRIPE_SECRET_KEY ? "STRIPE_WEBHOOK_SECRET" : "STRIPE_SECRET_KEY"],
+        message: "is required when PAYMENT_PROVIDER=stripe",
+      });
+    }
     if (!v.BETTER_AUTH_SECRET && !LOCAL_HOSTS.has(new URL(v.APP_URL).hostname)) {
       ctx.addIssue({
         code: "custom",
@@ -58,7 +70,11 @@ const schema = z
       });
     }
   })
-  .transform((v) => ({ ...v, BETTER_AUTH_SECRET: v.BETTER_AUTH_SECRET ?? DEV_AUTH_SECRET }));
+  .transform((v) => {
+    const authSecret = v.BETTER_AUTH_SECRET ?? DEV_AUTH_SECRET;
+    // Ticket codes get their own key; by default one derived from the auth secret (see lib/tickets/codes.ts).
+    return { ...v, BETTER_AUTH_SECRET: authSecret, TICKET_SIGNING_SECRET: v.TICKET_SIGNING_SECRET ?? `${authSecret}:ticket-codes` };
+  });
 
 /** The validated environment. */
 export type Env = z.output<typeof schema>;

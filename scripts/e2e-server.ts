@@ -4,7 +4,7 @@
  * production build (built first if missing or stale). Started by playwright.config.ts.
  */
 import { spawn } from "node:child_process";
-import { buildIfNeeded } from "./lib/build";
+import { buildIfNeeded, clearRenderedPages } from "./lib/build";
 import { dropDatabase, ensureDatabase, runMigrations } from "@/db/migrate";
 import { seedDemo } from "@/db/seed";
 import { closeDb, db } from "@/lib/db";
@@ -27,6 +27,7 @@ await runMigrations(databaseUrl);
 await seedDemo(db(), { onSaleDelayMinutes: 5 });
 await closeDb();
 buildIfNeeded((line) => console.log(line));
+clearRenderedPages();
 
 const app = spawn("npx", ["next", "start", "-p", port, "-H", "127.0.0.1"], { stdio: "inherit", env: process.env });
 const stop = () => app.kill("SIGTERM");

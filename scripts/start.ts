@@ -10,7 +10,7 @@
  */
 import { spawn } from "node:child_process";
 import { loadProjectEnv } from "./load-env";
-import { buildIfNeeded } from "./lib/build";
+import { buildIfNeeded, clearRenderedPages } from "./lib/build";
 import { ensurePostgres, ensureRedis, ServiceUnavailableError } from "./lib/services";
 import { ensureDatabase, runMigrations } from "@/db/migrate";
 import { isEmpty, seedDemo } from "@/db/seed";
@@ -33,6 +33,7 @@ async function prepare() {
     log("▶ database is empty: seeding the demo arena and shows");
     const seeded = await seedDemo(db(), { onSaleDelayMinutes: e.DEMO_ONSALE_DELAY_MINUTES });
     for (const line of seeded.created) log(`  ${line}`);
+    clearRenderedPages();
   }
   await closeDb();
   if (!dev) {

@@ -29,6 +29,15 @@ function createAuth() {
       },
     },
     session: { expiresIn: 60 * 60 * 24 * 7, cookieCache: { enabled: true, maxAge: 60 } },
+    // better-auth's defaults (3 sign-ins per 10 s per IP) lock out fans behind one NAT or
+    // carrier-grade NAT at an on-sale. Per-IP limits stay, looser; per-fan throttling of
+    // the hot paths is the waiting room's job (@upstash/ratelimit, Redis-backed).
+    rateLimit: {
+      enabled: true,
+      window: 60,
+      max: 600,
+      customRules: { "/sign-in/email": { window: 60, max: 30 }, "/sign-up/email": { window: 60, max: 30 } },
+    },
     telemetry: { enabled: false },
     plugins: [nextCookies()],
   });

@@ -3,6 +3,7 @@
  * Every fixture gets unique slugs/emails, so tests in one database never collide.
  */
 import { randomUUID } from "node:crypto";
+import { user as userTable } from "@/db/schema";
 import { ensureUser } from "@/db/seed";
 import type { Db } from "@/lib/db";
 import { createEvent, type EventInput } from "@/lib/events/create";
@@ -39,4 +40,12 @@ export async function makeStudioShow(db: Db, overrides: Partial<EventInput> = {}
     ...overrides,
   });
   return { eventId, venueId, organizerId: organizer.id, seatsByLevel };
+}
+
+/** `n` fan accounts inserted in one statement (no password: they never sign in through the UI). */
+export async function makeFans(db: Db, n: number): Promise<string[]> {
+  const run = unique();
+  const rows = Array.from({ length: n }, (_, i) => ({ id: `usr_t${run}${i}`, email: `fan-${run}-${i}@test.stararena`, name: `Fan ${i}`, role: "fan" as const }));
+  await db.insert(userTable).values(rows);
+  return rows.map((r) => r.id);
 }

@@ -1,6 +1,6 @@
 /** Decides whether the production build is out of date, and builds when it is. */
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 
 const SOURCES = ["app", "components", "lib", "db", "inngest", "public", "next.config.ts", "package-lock.json", "postcss.config.mjs"];
@@ -31,4 +31,13 @@ export function buildIfNeeded(log: (line: string) => void, force = false): void 
   log("  running next build (about a minute the first time)…");
   const r = spawnSync("npx", ["next", "build"], { stdio: "inherit", env: { ...process.env, NODE_ENV: "production" } });
   if (r.status !== 0) throw new Error("next build failed (see above)");
+}
+
+/**
+ * Forgets pages rendered on demand (ISR) by an earlier server. They embed data of the
+ * database they were rendered from, so a server started on a fresh or re-seeded
+ * database must not serve them, even stale.
+ */
+export function clearRenderedPages(root = process.cwd()): void {
+  rmSync(path.join(root, ".next", "server", "route-cache"), { recursive: true, force: true });
 }

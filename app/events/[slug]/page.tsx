@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { SeatMap } from "@/components/seat-map";
+import { BuyPanel } from "@/components/buy-panel";
 import { db } from "@/lib/db";
 import { getPublishedEventBySlug } from "@/lib/events/queries";
 import { formatCount, formatInZone, formatMoney } from "@/lib/format";
@@ -69,9 +69,15 @@ export default async function EventPage({ params }: PageProps<"/events/[slug]">)
 
       <section aria-labelledby="map-heading" className="space-y-3">
         <h2 id="map-heading" className="text-xl font-semibold">
-          Seat map
+          Buy tickets
         </h2>
-        <SeatMap eventId={event.id} />
+        <BuyPanel
+          eventId={event.id}
+          slug={event.slug}
+          perFanLimit={event.perFanLimit}
+          onSaleAt={event.onSaleAt.toISOString()}
+          levels={levels.map((l) => ({ id: l.id, name: l.name, priceMinor: l.priceMinor, currency: l.currency, remaining: l.remaining }))}
+        />
       </section>
     </article>
   );

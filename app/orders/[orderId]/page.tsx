@@ -1,0 +1,28 @@
+import { notFound } from "next/navigation";
+import { z } from "zod";
+import { OrderView } from "@/components/order-view";
+import { requireUser } from "@/lib/auth/session";
+import { db } from "@/lib/db";
+import { getFanOrder } from "@/lib/orders/queries";
+import { syncOrderPayment } from "@/lib/payments/sync";
+
+export const metadata = { title: "Your order" };
+
+/**
+ * The fan's order. Coming back from the PSP (`?checkout=…`), it first asks the PSP
+ * (racing the webhook; both paths are idempotent), then follows the status live.
+ */
+export default async function OrderPage({ params, searchParams }: PageProps<"/orders/[orderId]">) {
+  const { orderId } = await params;
+  const user = await requireUser(`/orders/${orderId}`);
+  if (!z.string().regex(/^ord_[0-9a-z]{1,32}$/).safeParse(orderId).success) notFound();
+  const first = await getFanOrder(db(), orderId, user.id);
+  if (!first) notFound();
+  if ((await searchParams).checkout && first.status === "pending_payment") {
+    await syncOrderPayment(db(), orderId, { actor: `return:${user.id}`, reason: "fan returned from the payment page" }).catch((error: unknown) => {
+      console.warn("active PSP query on return failed; the webhook or a sweep will settle the order", error);
+    });
+  }
+  const order = (await getFanOrder(db(), orderId, user.id))!;
+  return <OrderView initial={order} />;
+}

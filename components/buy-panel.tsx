@@ -1,0 +1,125 @@
+"use client";
+/**
+ * Buying on the event page: best available N in a price level, or seats picked on the
+ * map; then a hold and a move to the order page. Errors come back in words a fan
+ * understands (seat just taken, over the per-fan limit, not on sale yet…).
+ */
+import { useRouter } from "next/navigation";
+import { useEffect, useState, useTransition } from "react";
+import { holdSeatsAction } from "@/app/events/[slug]/actions";
+import { SeatMap, type MapSeat } from "@/components/seat-map";
+import { formatMoney } from "@/lib/format";
+
+interface Level {
+  id: string;
+  name: string;
+  priceMinor: number;
+  currency: string;
+  remaining: number;
+}
+
+export function BuyPanel(props: { eventId: string; slug: string; levels: Level[]; perFanLimit: number; onSaleAt: string }) {
+  const router = useRouter();
+  const [mode, setMode] = useState<"best" | "map">("best");
+  const [levelId, setLevelId] = useState(props.levels[0]?.id ?? "");
+  const [quantity, setQuantity] = useState(2);
+  const [picked, setPicked] = useState<MapSeat[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  const [pending, startTransition] = useTransition();
+  const [open, setOpen] = useState(true);
+  useEffect(() => {
+    const check = () => setOpen(Date.now() >= new Date(props.onSaleAt).getTime());
+    check();
+    const id = setInterval(check, 1_000);
+    return () => clearInterval(id);
+  }, [props.onSaleAt]);
+
+  function hold(request: unknown) {
+    setError(null);
+    startTransition(async () => {
+      const result = await holdSeatsAction(props.eventId, request);
+      if (result.ok) return router.push(`/orders/${result.orderId}`);
+      if (result.signIn) return router.push(`/sign-in?next=${encodeURIComponent(`/events/${props.slug}`)}`);
+      setError(result.error);
+      setPicked([]);
+    });
+  }
+
+  function toggle(seat: MapSeat) {
+    setError(null);
+    if (picked.some((p) => p.ordinal === seat.ordinal)) return setPicked(picked.filter((p) => p.ordinal !== seat.ordinal));
+    if (!seat.level) return setError(`${seat.label} is not for sale.`);
+    if (!seat.free) return setError(`${seat.label} is taken. Pick another seat.`);
+    if (picked.length >= props.perFanLimit) return setError(`You can pick at most ${props.perFanLimit} seats.`);
+    setPicked([...picked, seat]);
+  }
+
+  const total = picked.reduce((n, p) => n + (p.level?.priceMinor ?? 0), 0);
+  return (
+    <div className="space-y-4" data-testid="buy-panel">
+      <div className="flex gap-2">
+        {(["best", "map"] as const).map((m) => (
+          <button
+            key={m}
+            onClick={() => setMode(m)}
+            className={`rounded px-4 py-2 text-sm ${mode === m ? "bg-indigo-500 font-semibold" : "bg-white/10 hover:bg-white/20"}`}
+          >
+            {m === "best" ? "Best available" : "Pick on the map"}
+          </button>
+        ))}
+      </div>
+      {!open && <p className="text-amber-200">Sales have not opened yet — come back at the on-sale.</p>}
+      {mode === "best" && (
+        <div className="flex flex-wrap items-center gap-3">
+          <label className="text-sm" htmlFor="buy-level">
+            Price level
+          </label>
+          <select id="buy-level" value={levelId} onChange={(e) => setLevelId(e.target.value)} className="rounded bg-black/40 px-3 py-2">
+              {props.levels.map((l) => (
+                <option key={l.id} value={l.id}>
+                  {l.name} — {formatMoney(l.priceMinor, l.currency)}
+                </option>
+              ))}
+          </select>
+          <label className="text-sm" htmlFor="buy-quantity">
+            Seats
+          </label>
+          <select id="buy-quantity" value={quantity} onChange={(e) => setQuantity(Number(e.target.value))} className="rounded bg-black/40 px-3 py-2">
+              {Array.from({ length: props.perFanLimit }, (_, i) => i + 1).map((n) => (
+                <option key={n} value={n}>
+                  {n}
+                </option>
+              ))}
+          </select>
+          <button
+            disabled={pending || !open}
+            onClick={() => hold({ kind: "best", priceLevelId: levelId, quantity })}
+            className="rounded bg-emerald-500 px-5 py-2 font-semibold text-black hover:bg-emerald-400 disabled:opacity-50"
+          >
+            Hold the best {quantity === 1 ? "seat" : `${quantity} seats`}
+          </button>
+        </div>
+      )}
+      {mode === "map" && (
+        <div className="flex flex-wrap items-center gap-3 text-sm">
+          <span data-testid="picked-seats">{picked.length === 0 ? "Click free seats on the map to pick them." : picked.map((p) => p.label).join(", ")}</span>
+          {picked.length > 0 && (
+            <button
+              disabled={pending || !open}
+              onClick={() => hold({ kind: "seats", ordinals: picked.map((p) => p.ordinal) })}
+              className="rounded bg-emerald-500 px-5 py-2 font-semibold text-black hover:bg-emerald-400 disabled:opacity-50"
+            >
+              Hold {picked.length} seat{picked.length === 1 ? "" : "s"} · {formatMoney(total, picked[0]!.level!.currency)}
+            </button>
+          )}
+        </div>
+      )}
+      {error && (
+        <p role="alert" className="text-red-300" data-testid="buy-error">
+          {error}
+        </p>
+      )}
+      <SeatMap eventId={props.eventId} selected={picked.map((p) => p.ordinal)} onSeatClick={mode === "map" ? toggle : undefined} />
+    </div>
+  );
+}

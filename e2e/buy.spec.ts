@@ -1,0 +1,65 @@
+import { expect, test, type Page } from "@playwright/test";
+import { FAN, signIn } from "./helpers";
+
+/** Clicks the seat with this ordinal on the canvas seat map (positions from the seat-map API). */
+async function clickSeat(page: Page, eventId: string, ordinal: number) {
+  const map = (await (await page.request.get(`/api/events/${eventId}/seat-map`)).json()) as { width: number; seats: { x: number[]; y: number[] } };
+  const canvas = page.getByTestId("seat-map");
+  const box = (await canvas.boundingBox())!;
+  const scale = box.width / map.width;
+  await canvas.click({ position: { x: map.seats.x[ordinal]! * scale, y: map.seats.y[ordinal]! * scale } });
+}
+
+test("a fan picks 2 seats on the map, pays on the sandbox PSP and gets 2 tickets with QR codes", async ({ page }, testInfo) => {
+  await signIn(page, FAN, "/events/studio-session");
+  await page.goto("/events/studio-session");
+  const id = await page.request
+    .get("/events/studio-session")
+    .then((r) => r.text())
+    .then((html) => /evt_[0-9a-z]+/.exec(html)![0]);
+
+  await page.getByRole("button", { name: "Pick on the map" }).click();
+  await expect(page.getByTestId("seat-map")).toHaveAttribute("data-seat-count", "50");
+  await clickSeat(page, id, 12);
+  await clickSeat(page, id, 13);
+  await expect(page.getByTestId("picked-seats")).toHaveText("Sec MAIN · Row B · Seat 3, Sec MAIN · Row B · Seat 4");
+  await page.getByRole("button", { name: /Hold 2 seats · €90\.00/ }).click();
+
+  await expect(page).toHaveURL(/\/orders\/ord_/);
+  await expect(page.getByTestId("order-status")).toHaveText("Seats held — waiting for payment");
+  await expect(page.getByTestId("hold-countdown")).toHaveText(/1[45]:\d\d/);
+  await page.getByRole("button", { name: "Pay €90.00" }).click();
+
+  await expect(page).toHaveURL(/\/sandbox-psp\/checkout\//);
+  await expect(page.getByText("€90.00")).toBeVisible();
+  await page.getByRole("button", { name: "Approve payment" }).click();
+
+  await expect(page).toHaveURL(/\/orders\/ord_.*checkout=/);
+  await expect(page.getByTestId("order-status")).toHaveText("Your tickets are ready");
+  const tickets = page.getByTestId("ticket");
+  await expect(tickets).toHaveCount(2);
+  await expect(tickets.first().locator("svg")).toBeVisible();
+  await expect(tickets.nth(1)).toContainText("Row B · Seat 4");
+  await page.screenshot({ path: testInfo.outputPath("order-ticketed.png"), fullPage: true });
+
+  await page.goto("/tickets");
+  await expect(page.getByTestId("ticket")).toHaveCount(2);
+  await page.screenshot({ path: testInfo.outputPath("my-tickets.png"), fullPage: true });
+
+  // The seats now show as taken on the map for everyone.
+  await page.goto("/events/studio-session");
+  await expect(page.getByTestId("seat-map")).toHaveAttribute("data-available-count", "48");
+});
+
+test("best available, and clear words when the per-fan limit is reached", async ({ page }) => {
+  await signIn(page, { email: "fan2@stararena.test", password: "fan-demo-2" }, "/events/studio-session");
+  await page.goto("/events/studio-session");
+  await page.getByLabel("Seats", { exact: true }).selectOption("4");
+  await page.getByRole("button", { name: "Hold the best 4 seats" }).click();
+  await expect(page).toHaveURL(/\/orders\/ord_/);
+  await expect(page.getByRole("cell", { name: /Row A/ })).toHaveCount(4);
+  await page.goto("/events/studio-session");
+  await page.getByLabel("Seats", { exact: true }).selectOption("1");
+  await page.getByRole("button", { name: "Hold the best seat" }).click();
+  await expect(page.getByTestId("buy-error")).toHaveText("You can buy at most 4 tickets for this show, and you already have 4 held or bought.");
+});

@@ -1,0 +1,97 @@
+/**
+ * Redis side of holds: claim seats atomically (explicit seats, or best-available N in a
+ * price level), release a hold only by its id, confirm a hold into sold seats, and list
+ * expired holds for the sweep. Postgres is written by lib/orders; this module only
+ * talks to Redis, through the Lua in ./lua.ts.
+ */
+import { holdKey, inventoryKeys, rowsKey, scriptKeys } from "@/lib/inventory/keys";
+import { CONFIRM_HOLD, HOLD_BEST_AVAILABLE, HOLD_SEATS, RELEASE_HOLD } from "@/lib/inventory/lua";
+import { FanLimitError, InventoryNotReadyError, NotEnoughSeatsError, SeatsTakenError } from "@/lib/inventory/errors";
+import { redis } from "@/lib/redis";
+
+/** What a fan asks to hold. Ordinals are the venue's seat ordinals (bit positions in the availability bitset). */
+export type HoldRequest = { kind: "seats"; ordinals: number[] } | { kind: "best"; priceLevelId: string; quantity: number };
+
+/** Parameters of one hold attempt. `expiresAt` is the hold's end; `perFanLimit` the show's limit (I6). */
+export interface RedisHoldInput {
+  eventId: string;
+  holdId: string;
+  fanId: string;
+  expiresAt: Date;
+  perFanLimit: number;
+  request: HoldRequest;
+}
+
+const scripts = () => ({
+  seats: redis().createScript<string[]>(HOLD_SEATS),
+  best: redis().createScript<string[]>(HOLD_BEST_AVAILABLE),
+  release: redis().createScript<string[]>(RELEASE_HOLD),
+  confirm: redis().createScript<string[]>(CONFIRM_HOLD),
+});
+
+/**
+ * Claims seats in Redis, all or nothing.
+ * @returns the held ordinals, ascending.
+ * @throws {SeatsTakenError} a requested seat is not free (or not on sale — the caller tells which);
+ *   {NotEnoughSeatsError}; {FanLimitError}; {InventoryNotReadyError} when Redis has no inventory for the event.
+ */
+export async function holdInRedis(input: RedisHoldInput): Promise<number[]> {
+  const { eventId, holdId, fanId, expiresAt, perFanLimit, request } = input;
+  const keys = scriptKeys(eventId, holdId);
+  const common = [holdId, fanId, String(expiresAt.getTime()), String(perFanLimit)];
+  const s = scripts();
+  const reply =
+    request.kind === "seats"
+      ? await s.seats.exec(keys, [...common, ...request.ordinals.map(String)])
+      : await s.best.exec([...keys, rowsKey(eventId, request.priceLevelId)], [...common, String(request.quantity)]);
+  const [status, ...rest] = reply.map(String);
+  switch (status) {
+    case "OK":
+      return rest.map(Number).sort((a, b) => a - b);
+    case "TAKEN":
+      throw new SeatsTakenError(rest.map(Number));
+    case "FAN_LIMIT":
+      throw new FanLimitError(perFanLimit, Number(rest[0]));
+    case "NOT_ENOUGH":
+      throw new NotEnoughSeatsError(request.kind === "best" ? request.quantity : 0, Number(rest[0]), false);
+    case "NOT_TOGETHER":
+      throw new NotEnoughSeatsError(request.kind === "best" ? request.quantity : 0, Number(rest[0]), true);
+    case "NOT_READY":
+      throw new InventoryNotReadyError();
+    default:
+      throw new Error(`Unexpected hold reply from Redis: ${reply.join(" ")}`);
+  }
+}
+
+/**
+ * Releases a hold's seats back to sale, only where the seat still belongs to this hold.
+ * @returns "released" (with the count), "unknown" (no such hold: already released), or "sold" (refused: the hold was confirmed).
+ */
+export async function releaseInRedis(eventId: string, holdId: string): Promise<{ result: "released"; seats: number } | { result: "unknown" | "sold" }> {
+  const [status, n] = (await scripts().release.exec(scriptKeys(eventId, holdId), [holdId])).map(String);
+  if (status === "OK") return { result: "released", seats: Number(n) };
+  return { result: status === "SOLD" ? "sold" : "unknown" };
+}
+
+/**
+ * Turns a hold's seats into sold seats. Idempotent.
+ * @returns "confirmed"; "unknown" when the hold is gone (released after expiry); or the seats that now belong to someone else.
+ */
+export async function confirmInRedis(eventId: string, holdId: string): Promise<{ result: "confirmed" | "unknown" } | { result: "lost"; ordinals: number[] }> {
+  const [status, ...rest] = (await scripts().confirm.exec(scriptKeys(eventId, holdId), [holdId])).map(String);
+  if (status === "OK") return { result: "confirmed" };
+  if (status === "LOST") return { result: "lost", ordinals: rest.map(Number) };
+  return { result: "unknown" };
+}
+
+/** Hold ids whose expiry (ms) is at or before `nowMs`, oldest first, at most `limit`. */
+export async function expiredHoldIds(eventId: string, nowMs: number, limit = 500): Promise<string[]> {
+  return redis().zrange<string[]>(inventoryKeys(eventId).holds, 0, nowMs, { byScore: true, offset: 0, count: limit });
+}
+
+/** The Redis record of one hold, or null. */
+export async function readHold(eventId: string, holdId: string): Promise<{ fan: string; seats: number[]; expires: number; status: string } | null> {
+  const h = await redis().hgetall<Record<string, string | number>>(holdKey(eventId, holdId));
+  if (!h || !h.fan) return null;
+  return { fan: String(h.fan), seats: String(h.seats).split(",").filter(Boolean).map(Number), expires: Number(h.expires), status: String(h.status) };
+}

@@ -1,0 +1,214 @@
+/**
+ * The inventory's Lua scripts. Each runs atomically inside Redis, so "check the seats
+ * are free, then take them" cannot interleave with another fan's request.
+ *
+ * Keys of one event (all under the event's hash tag, see ./keys.ts):
+ *   meta   HASH   ready=1 once built from Postgres (missing after a flush → NOT_READY)
+ *   free   BITMAP bit ordinal = 1 when the seat is on sale and free
+ *   owner  HASH   ordinal → "h:<holdId>" (held) | "s:<holdId>" (sold)
+ *   fan    HASH   fanId → live seats (held + sold) for the per-fan limit (I6)
+ *   holds  ZSET   holdId scored by expiry (ms) — the expiry sweep's index
+ *   hold   HASH   (one per hold) fan, seats "o1,o2", expires, status held|sold
+ *   rows   LIST   (one per price level) "section|row|first|last" ordinal ranges, best first
+ *
+ * Replies are arrays whose first element is a status word.
+ */
+
+/** Shared prologue: parse common ARGV and check readiness and the per-fan limit. */
+const PROLOGUE = `
+local meta, free, owner, fan, holds, holdKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+if redis.call('HGET', meta, 'ready') ~= '1' then return {'NOT_READY'} end
+local holdId, fanId, expires, limit = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+if redis.call('EXISTS', holdKey) == 1 then return {'DUPLICATE_HOLD'} end
+local current = tonumber(redis.call('HGET', fan, fanId) or '0')
+`;
+
+/** Shared epilogue: claim the seats in \`picked\` for the hold. */
+const CLAIM = `
+local tag = 'h:' .. holdId
+for _, o in ipairs(picked) do
+  redis.call('SETBIT', free, o, 0)
+  redis.call('HSET', owner, o, tag)
+end
+redis.call('HSET', holdKey, 'fan', fanId, 'seats', table.concat(picked, ','), 'expires', expires, 'status', 'held')
+redis.call('ZADD', holds, expires, holdId)
+redis.call('HINCRBY', fan, fanId, #picked)
+local reply = {'OK'}
+for _, o in ipairs(picked) do reply[#reply + 1] = tostring(o) end
+return reply
+`;
+
+/**
+ * Hold explicit seats, all or nothing.
+ * KEYS: meta free owner fan holds holdKey. ARGV: holdId fanId expiresMs limit ordinal…
+ * → {'OK', ordinal…} | {'TAKEN', ordinal…} | {'FAN_LIMIT', current} | {'NOT_READY'} | {'DUPLICATE_HOLD'}
+ */
+export const HOLD_SEATS = `${PROLOGUE}
+local picked = {}
+for i = 5, #ARGV do picked[#picked + 1] = tonumber(ARGV[i]) end
+if current + #picked > limit then return {'FAN_LIMIT', tostring(current)} end
+local taken = {'TAKEN'}
+for _, o in ipairs(picked) do
+  if redis.call('GETBIT', free, o) == 0 then taken[#taken + 1] = tostring(o) end
+end
+if #taken > 1 then return taken end
+${CLAIM}`;
+
+/**
+ * Hold the best N free seats of one price level, together.
+ * Rows are tried best first: N adjacent seats in one row; else N seats in one row;
+ * else N seats in one section (adjacent rows). Never split across sections.
+ * KEYS: meta free owner fan holds holdKey rows. ARGV: holdId fanId expiresMs limit N
+ * → {'OK', ordinal…} | {'NOT_ENOUGH', freeInLevel} | {'NOT_TOGETHER', largestGroup} | {'FAN_LIMIT', current} | {'NOT_READY'}
+ */
+export const HOLD_BEST_AVAILABLE = `${PROLOGUE}
+local rowsKey = KEYS[7]
+local n = tonumber(ARGV[5])
+if current + n > limit then return {'FAN_LIMIT', tostring(current)} end
+local rows = redis.call('LRANGE', rowsKey, 0, -1)
+local parsed = {}
+local totalFree = 0
+for i, r in ipairs(rows) do
+  local section, label, a, b = string.match(r, '^([^|]*)|([^|]*)|(%d+)|(%d+)$')
+  a, b = tonumber(a), tonumber(b)
+  local c = redis.call('BITCOUNT', free, a, b, 'BIT')
+  totalFree = totalFree + c
+  parsed[i] = {section, a, b, c}
+end
+if totalFree < n then return {'NOT_ENOUGH', tostring(totalFree)} end
+local picked = nil
+-- 1. n adjacent free seats in one row
+for _, r in ipairs(parsed) do
+  if r[4] >= n then
+    local run = {}
+    for o = r[2], r[3] do
+      if redis.call('GETBIT', free, o) == 1 then
+        run[#run + 1] = o
+        if #run == n then picked = run break end
+      else
+        run = {}
+      end
+    end
+    if picked then break end
+  end
+end
+-- 2. n free seats in one row
+if not picked then
+  for _, r in ipairs(parsed) do
+    if r[4] >= n then
+      picked = {}
+      for o = r[2], r[3] do
+        if redis.call('GETBIT', free, o) == 1 then picked[#picked + 1] = o end
+        if #picked == n then break end
+      end
+      break
+    end
+  end
+end
+-- 3. n free seats in one section, rows in quality order
+local largest = 0
+if not picked then
+  local bySection, order = {}, {}
+  for _, r in ipairs(parsed) do
+    if r[4] > 0 then
+      if not bySection[r[1]] then bySection[r[1]] = {} order[#order + 1] = r[1] end
+      table.insert(bySection[r[1]], r)
+    end
+  end
+  for _, s in ipairs(order) do
+    local group = {}
+    for _, r in ipairs(bySection[s]) do
+      for o = r[2], r[3] do
+        if #group < n and redis.call('GETBIT', free, o) == 1 then group[#group + 1] = o end
+      end
+    end
+    if #group == n then picked = group break end
+    if #group > largest then largest = #group end
+  end
+end
+if not picked then return {'NOT_TOGETHER', tostring(largest)} end
+${CLAIM}`;
+
+/**
+ * Release a hold's seats, only if the hold id matches the seat's owner.
+ * KEYS: meta free owner fan holds holdKey. ARGV: holdId
+ * → {'OK', released} | {'UNKNOWN_HOLD'} | {'SOLD'}
+ */
+export const RELEASE_HOLD = `
+local meta, free, owner, fan, holds, holdKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+local holdId = ARGV[1]
+local h = redis.call('HMGET', holdKey, 'fan', 'seats', 'status')
+if not h[1] then return {'UNKNOWN_HOLD'} end
+if h[3] == 'sold' then return {'SOLD'} end
+local tag = 'h:' .. holdId
+local released = 0
+for o in string.gmatch(h[2], '%d+') do
+  if redis.call('HGET', owner, o) == tag then
+    redis.call('HDEL', owner, o)
+    redis.call('SETBIT', free, tonumber(o), 1)
+    released = released + 1
+  end
+end
+local left = redis.call('HINCRBY', fan, h[1], -released)
+if left <= 0 then redis.call('HDEL', fan, h[1]) end
+redis.call('ZREM', holds, holdId)
+redis.call('DEL', holdKey)
+return {'OK', tostring(released)}
+`;
+
+/**
+ * Turn a hold into sold seats (after payment). Idempotent: confirming a sold hold is OK.
+ * KEYS: meta free owner fan holds holdKey. ARGV: holdId
+ * → {'OK'} | {'UNKNOWN_HOLD'} | {'LOST', ordinal…} (a seat no longer belongs to this hold)
+ */
+export const CONFIRM_HOLD = `
+local meta, free, owner, fan, holds, holdKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+local holdId = ARGV[1]
+local h = redis.call('HMGET', holdKey, 'fan', 'seats', 'status')
+if not h[1] then return {'UNKNOWN_HOLD'} end
+if h[3] == 'sold' then return {'OK'} end
+local tag = 'h:' .. holdId
+local lost = {'LOST'}
+for o in string.gmatch(h[2], '%d+') do
+  if redis.call('HGET', owner, o) ~= tag then lost[#lost + 1] = o end
+end
+if #lost > 1 then return lost end
+for o in string.gmatch(h[2], '%d+') do redis.call('HSET', owner, o, 's:' .. holdId) end
+redis.call('HSET', holdKey, 'status', 'sold')
+redis.call('ZREM', holds, holdId)
+return {'OK'}
+`;
+
+/**
+ * Replace an event's whole inventory in one atomic step (rebuild from Postgres).
+ * KEYS: meta free owner fan holds. ARGV[1]: JSON
+ *   { hex, capacity, owner: [[ordinal, tag]], holds: [{id, fan, seats, expires, status}],
+ *     fans: [[fanId, n]], rows: [[levelId, [entry…]]], stale: [key…] }
+ * ARGV[2]: hold key prefix, ARGV[3]: rows key prefix, ARGV[4]: built-at ms.
+ * The bitmap arrives as hex and is turned into bytes here, inside Redis, because
+ * neither transport carries binary values safely.
+ */
+export const REBUILD = `
+local meta, free, owner, fan, holds = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local d = cjson.decode(ARGV[1])
+local holdPrefix, rowsPrefix = ARGV[2], ARGV[3]
+for _, k in ipairs(d.stale) do redis.call('DEL', k) end
+redis.call('DEL', meta, free, owner, fan, holds)
+local hex = d.hex
+local parts = {}
+for i = 1, #hex, 2 do parts[#parts + 1] = string.char(tonumber(string.sub(hex, i, i + 1), 16)) end
+redis.call('SET', free, table.concat(parts))
+for _, e in ipairs(d.owner) do redis.call('HSET', owner, e[1], e[2]) end
+for _, h in ipairs(d.holds) do
+  redis.call('HSET', holdPrefix .. h.id, 'fan', h.fan, 'seats', h.seats, 'expires', h.expires, 'status', h.status)
+  if h.status == 'held' then redis.call('ZADD', holds, h.expires, h.id) end
+end
+for _, f in ipairs(d.fans) do redis.call('HSET', fan, f[1], f[2]) end
+for _, r in ipairs(d.rows) do
+  local key = rowsPrefix .. r[1]
+  redis.call('DEL', key)
+  if #r[2] > 0 then redis.call('RPUSH', key, unpack(r[2])) end
+end
+redis.call('HSET', meta, 'ready', '1', 'capacity', d.capacity, 'builtAt', ARGV[4])
+return {'OK'}
+`;

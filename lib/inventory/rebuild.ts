@@ -1,0 +1,185 @@
+/**
+ * Rebuilds an event's Redis inventory from Postgres, the system of record
+ * (DESIGN.md: "Redis … must be rebuildable from Postgres at any time").
+ *
+ * Truth comes from live line items (held or sold): a seat is free in Redis when it is
+ * on sale for the event and no live line item claims it. Holds are restored with their
+ * ids, fans and expiries, sold seats stay sold, and per-fan counts are recounted.
+ * Best-available row lists are derived from the plan: rows nearest the stage first,
+ * then sections nearest the stage's centre.
+ */
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { eventSeats, events, lineItems, orders, rows, seats, sections, venues } from "@/db/schema";
+import type { Db } from "@/lib/db";
+import { holdKey, inventoryKeys, rowsKey } from "@/lib/inventory/keys";
+import { REBUILD } from "@/lib/inventory/lua";
+import { eventKey, redis } from "@/lib/redis";
+
+const rebuildScript = () => redis().createScript<string[]>(REBUILD);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** What a rebuild wrote. */
+export interface RebuildResult {
+  eventId: string;
+  capacity: number;
+  free: number;
+  held: number;
+  sold: number;
+  holds: number;
+}
+
+/** Raised for an unknown event. */
+export class UnknownEventError extends Error {
+  constructor(eventId: string) {
+    super(`No event ${eventId}`);
+    this.name = "UnknownEventError";
+  }
+}
+
+/** Runs of consecutive ordinals: [1,2,3,7,8] → [[1,3],[7,8]]. */
+export function contiguousRuns(sorted: number[]): [number, number][] {
+  const runs: [number, number][] = [];
+  for (const o of sorted) {
+    const last = runs[runs.length - 1];
+    if (last && o === last[1] + 1) last[1] = o;
+    else runs.push([o, o]);
+  }
+  return runs;
+}
+
+/** Reads Postgres and replaces the event's Redis inventory atomically. @throws {UnknownEventError} */
+export async function rebuildInventory(db: Db, eventId: string): Promise<RebuildResult> {
+  const [ev] = await db
+    .select({ capacity: venues.capacity, stage: venues.stage })
+    .from(events)
+    .innerJoin(venues, eq(events.venueId, venues.id))
+    .where(eq(events.id, eventId));
+  if (!ev) throw new UnknownEventError(eventId);
+
+  const onSale = await db
+    .select({
+      ordinal: seats.ordinal,
+      level: eventSeats.priceLevelId,
+      section: sections.code,
+      row: rows.label,
+      rowOrder: rows.sortOrder,
+      lx: sections.labelX,
+      ly: sections.labelY,
+    })
+    .from(eventSeats)
+    .innerJoin(seats, eq(eventSeats.seatId, seats.id))
+    .innerJoin(sections, eq(seats.sectionId, sections.id))
+    .innerJoin(rows, eq(seats.rowId, rows.id))
+    .where(and(eq(eventSeats.eventId, eventId), sql`${eventSeats.status} <> 'blocked'`))
+    .orderBy(seats.ordinal);
+
+  const live = await db
+    .select({ ordinal: seats.ordinal, status: lineItems.status, holdId: orders.holdId, fanId: orders.fanId, expires: orders.holdExpiresAt })
+    .from(lineItems)
+    .innerJoin(orders, eq(lineItems.orderId, orders.id))
+    .innerJoin(seats, eq(lineItems.seatId, seats.id))
+    .where(and(eq(lineItems.eventId, eventId), inArray(lineItems.status, ["held", "sold"])));
+
+  const bytes = new Uint8Array(Math.ceil(ev.capacity / 8));
+  const claimed = new Set(live.map((l) => l.ordinal));
+  let free = 0;
+  for (const s of onSale) {
+    if (claimed.has(s.ordinal)) continue;
+    bytes[s.ordinal >> 3]! |= 0x80 >> (s.ordinal & 7);
+    free++;
+  }
+  const holds = new Map<string, { id: string; fan: string; seats: number[]; expires: number; status: "held" | "sold" }>();
+  const fans = new Map<string, number>();
+  const owner: [number, string][] = [];
+  for (const l of live) {
+    const status = l.status === "sold" ? "sold" : "held";
+    owner.push([l.ordinal, `${status === "sold" ? "s" : "h"}:${l.holdId}`]);
+    const h = holds.get(l.holdId) ?? { id: l.holdId, fan: l.fanId, seats: [], expires: l.expires.getTime(), status };
+    h.seats.push(l.ordinal);
+    holds.set(l.holdId, h);
+    fans.set(l.fanId, (fans.get(l.fanId) ?? 0) + 1);
+  }
+
+  // Best-available rows per price level, best first.
+  const stageX = ev.stage.reduce((n, p) => n + p[0], 0) / Math.max(ev.stage.length, 1);
+  const stageY = ev.stage.reduce((n, p) => n + p[1], 0) / Math.max(ev.stage.length, 1);
+  const groups = new Map<string, { level: string; section: string; row: string; rowOrder: number; dist: number; ordinals: number[] }>();
+  for (const s of onSale) {
+    const key = `${s.level}|${s.section}|${s.row}`;
+    const g = groups.get(key) ?? { level: s.level, section: s.section, row: s.row, rowOrder: s.rowOrder, dist: Math.hypot(s.lx - stageX, s.ly - stageY), ordinals: [] };
+    g.ordinals.push(s.ordinal);
+    groups.set(key, g);
+  }
+  const byLevel = new Map<string, { entry: string; rowOrder: number; dist: number; first: number }[]>();
+  for (const g of groups.values()) {
+    const list = byLevel.get(g.level) ?? [];
+    for (const [a, b] of contiguousRuns(g.ordinals)) list.push({ entry: `${g.section}|${g.row}|${a}|${b}`, rowOrder: g.rowOrder, dist: g.dist, first: a });
+    byLevel.set(g.level, list);
+  }
+  const rowLists: [string, string[]][] = [...byLevel.entries()].map(([level, list]) => [
+    level,
+    list.sort((x, y) => x.rowOrder - y.rowOrder || x.dist - y.dist || x.first - y.first).map((e) => e.entry),
+  ]);
+
+  const k = inventoryKeys(eventId);
+  const stale = await scanKeys(`${eventKey(eventId, "inv", "hold", "")}*`);
+  const payload = {
+    hex: Buffer.from(bytes).toString("hex"),
+    capacity: ev.capacity,
+    owner,
+    holds: [...holds.values()].map((h) => ({ ...h, seats: h.seats.sort((a, b) => a - b).join(",") })),
+    fans: [...fans.entries()],
+    rows: rowLists,
+    stale,
+  };
+  await rebuildScript().exec(
+    [k.meta, k.free, k.owner, k.fan, k.holds],
+    [JSON.stringify(payload), holdKey(eventId, ""), rowsKey(eventId, ""), String(Date.now())],
+  );
+  const sold = live.filter((l) => l.status === "sold").length;
+  return { eventId, capacity: ev.capacity, free, held: live.length - sold, sold, holds: [...holds.values()].filter((h) => h.status === "held").length };
+}
+
+/** Keys matching a glob pattern (hash-tag braces are escaped for MATCH). */
+async function scanKeys(pattern: string): Promise<string[]> {
+  const escaped = pattern.replace(/[{}[\]]/g, (c) => `\\${c}`);
+  const out: string[] = [];
+  let cursor: string | number = "0";
+  do {
+    const [next, keys]: [string | number, string[]] = await redis().scan(cursor, { match: escaped, count: 1000 });
+    out.push(...keys);
+    cursor = next;
+  } while (String(cursor) !== "0");
+  return out;
+}
+
+/** True when Redis holds a built inventory for the event. */
+export async function inventoryReady(eventId: string): Promise<boolean> {
+  return (await redis().hget(inventoryKeys(eventId).meta, "ready")) !== null;
+}
+
+/**
+ * Rebuilds unless another process is already doing it; then waits (≤ `waitMs`) until
+ * the inventory is ready. Used by the hold path when Redis says NOT_READY (after a
+ * flush or failover), so many concurrent requests cause one rebuild.
+ * @returns true when the inventory is ready.
+ */
+export async function ensureInventory(db: Db, eventId: string, waitMs = 10_000): Promise<boolean> {
+  if (await inventoryReady(eventId)) return true;
+  const { lock } = inventoryKeys(eventId);
+  const got = await redis().set(lock, "1", { nx: true, px: 30_000 });
+  if (got === "OK") {
+    try {
+      await rebuildInventory(db, eventId);
+      return true;
+    } finally {
+      await redis().del(lock);
+    }
+  }
+  const until = Date.now() + waitMs;
+  while (Date.now() < until) {
+    await sleep(50);
+    if (await inventoryReady(eventId)) return true;
+  }
+  return false;
+}

@@ -1,0 +1,218 @@
+/**
+ * The hold path under real concurrency, against the real Redis and Postgres: many fans
+ * at once for the same seats, best-available parties, the per-fan limit, Postgres as
+ * the last line of defence, and a Redis flush + rebuild in the middle of a sale.
+ * Every test ends by checking I1 from the database.
+ */
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { ZodError } from "zod";
+import { eventSeats, lineItems, orders, priceLevels, seats } from "@/db/schema";
+import { closeDb, db } from "@/lib/db";
+import { newId } from "@/lib/ids";
+import { FanLimitError, InventoryError, NotEnoughSeatsError, NotOnSaleError, SeatsTakenError, UnknownSeatError } from "@/lib/inventory/errors";
+import { readHold, releaseInRedis } from "@/lib/inventory/hold";
+import { inventoryKeys } from "@/lib/inventory/keys";
+import { rebuildInventory } from "@/lib/inventory/rebuild";
+import { placeOrder } from "@/lib/orders/place-order";
+import { closeRedis, redis } from "@/lib/redis";
+import { makeFans, makeStudioShow } from "@/lib/testing/fixtures";
+
+afterAll(async () => {
+  await closeDb();
+  await closeRedis();
+});
+
+let show: Awaited<ReturnType<typeof makeStudioShow>>;
+beforeEach(async () => {
+  show = await makeStudioShow(db());
+  await rebuildInventory(db(), show.eventId);
+});
+
+/** I1 from the database: no seat has two live line items; returns the live seat count. */
+async function liveSeats(eventId: string): Promise<number> {
+  const [r] = await db()
+    .select({ live: sql<number>`count(*)::int`, distinct: sql<number>`count(distinct ${lineItems.seatId})::int` })
+    .from(lineItems)
+    .where(and(eq(lineItems.eventId, eventId), inArray(lineItems.status, ["held", "sold"])));
+  expect(r!.live).toBe(r!.distinct);
+  return r!.live;
+}
+
+const settle = <T>(ps: Promise<T>[]) => Promise.allSettled(ps);
+const reasons = (rs: PromiseSettledResult<unknown>[]) => rs.filter((r): r is PromiseRejectedResult => r.status === "rejected").map((r) => r.reason);
+
+describe("500 fans at once for the same 50 seats", () => {
+  it("explicit single seats: exactly 50 held, none twice, 450 conflicts", async () => {
+    const fans = await makeFans(db(), 500);
+    const results = await settle(fans.map((fanId, i) => placeOrder(db(), { eventId: show.eventId, fanId, request: { kind: "seats", ordinals: [i % 50] } })));
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(50);
+    const errors = reasons(results);
+    expect(errors).toHaveLength(450);
+    expect(errors.every((e) => e instanceof SeatsTakenError && e.status === 409)).toBe(true);
+    expect(await liveSeats(show.eventId)).toBe(50);
+    const [orderCount] = await db().select({ n: sql<number>`count(*)::int` }).from(orders).where(eq(orders.eventId, show.eventId));
+    expect(orderCount!.n).toBe(50);
+  });
+
+  it("explicit pairs: 25 pairs × 20 fans → exactly 25 orders of 2 seats", async () => {
+    const fans = await makeFans(db(), 500);
+    const results = await settle(fans.map((fanId, i) => placeOrder(db(), { eventId: show.eventId, fanId, request: { kind: "seats", ordinals: [2 * (i % 25), 2 * (i % 25) + 1] } })));
+    const won = results.filter((r): r is PromiseFulfilledResult<Awaited<ReturnType<typeof placeOrder>>> => r.status === "fulfilled");
+    expect(won).toHaveLength(25);
+    expect(won.every((w) => w.value.seats.length === 2)).toBe(true);
+    expect(reasons(results).every((e) => e instanceof SeatsTakenError)).toBe(true);
+    expect(await liveSeats(show.eventId)).toBe(50);
+  });
+
+  it("best-available 1–4 seats: exactly 50 held, each party in one row where possible, losers get 409s", async () => {
+    const fans = await makeFans(db(), 500);
+    const levels = await db().select().from(priceLevels).where(eq(priceLevels.eventId, show.eventId));
+    const results = await settle(
+      fans.map((fanId, i) => placeOrder(db(), { eventId: show.eventId, fanId, request: { kind: "best", priceLevelId: levels[i % 2]!.id, quantity: 1 + (i % 4) } })),
+    );
+    const errors = reasons(results);
+    expect(errors.every((e) => e instanceof NotEnoughSeatsError && e.status === 409)).toBe(true);
+    expect(await liveSeats(show.eventId)).toBe(50);
+    // The price levels were respected: every held seat's level is the one asked for.
+    const won = results.flatMap((r, i) => (r.status === "fulfilled" ? [{ i, order: r.value }] : []));
+    for (const { i, order } of won) expect(order.seats.every((s) => s.priceLevel === levels[i % 2]!.name)).toBe(true);
+    expect(won.reduce((n, w) => n + w.order.seats.length, 0)).toBe(50);
+  });
+});
+
+describe("best available", () => {
+  it("keeps a party together in the best row: 4 seats on an empty show are adjacent in row A", async () => {
+    const [fan] = await makeFans(db(), 1);
+    const [front] = await db().select().from(priceLevels).where(and(eq(priceLevels.eventId, show.eventId), eq(priceLevels.name, "Front")));
+    const order = await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "best", priceLevelId: front!.id, quantity: 4 } });
+    const ordinals = order.seats.map((s) => s.ordinal);
+    expect(ordinals).toEqual([ordinals[0]!, ordinals[0]! + 1, ordinals[0]! + 2, ordinals[0]! + 3]);
+    expect(order.seats.every((s) => s.label.includes("Row A"))).toBe(true);
+    expect(order.totalMinor).toBe(4 * 4_500);
+  });
+
+  it("takes seats from one row before spreading, and says how many are left rather than splitting", async () => {
+    const wide = await makeStudioShow(db(), { perFanLimit: 10 });
+    await rebuildInventory(db(), wide.eventId);
+    // Front = rows A and B (20 seats). Take every other seat: 10 free, none adjacent.
+    const fans = await makeFans(db(), 10);
+    const front = await db()
+      .select({ ordinal: seats.ordinal })
+      .from(eventSeats)
+      .innerJoin(seats, eq(eventSeats.seatId, seats.id))
+      .innerJoin(priceLevels, eq(eventSeats.priceLevelId, priceLevels.id))
+      .where(and(eq(eventSeats.eventId, wide.eventId), eq(priceLevels.name, "Front")))
+      .orderBy(seats.ordinal);
+    const taken = front.filter((_, i) => i % 2 === 0).map((f) => f.ordinal);
+    for (let i = 0; i < 10; i++) await placeOrder(db(), { eventId: wide.eventId, fanId: fans[i]!, request: { kind: "seats", ordinals: [taken[i]!] } });
+    const [fan, late] = await makeFans(db(), 2);
+    const [level] = await db().select().from(priceLevels).where(and(eq(priceLevels.eventId, wide.eventId), eq(priceLevels.name, "Front")));
+    // No 2 adjacent seats are left, but row A still has 5 free: both seats come from one row.
+    const two = await placeOrder(db(), { eventId: wide.eventId, fanId: fan!, request: { kind: "best", priceLevelId: level!.id, quantity: 2 } });
+    expect(new Set(two.seats.map((s) => s.label.split(" · ")[1])).size).toBe(1);
+    // 8 left in the level: asking for 9 is refused with the count, not split or partially filled.
+    await expect(placeOrder(db(), { eventId: wide.eventId, fanId: late!, request: { kind: "best", priceLevelId: level!.id, quantity: 9 } })).rejects.toThrow(
+      /Only 8 seats left at this price/,
+    );
+    expect(await liveSeats(wide.eventId)).toBe(12);
+  });
+});
+
+describe("per-fan limit (I6)", () => {
+  it("counts all of a fan's live holds, and holds under concurrency", async () => {
+    const [fan] = await makeFans(db(), 1);
+    await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [0, 1, 2] } });
+    await expect(placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [3, 4] } })).rejects.toBeInstanceOf(FanLimitError);
+    const [other] = await makeFans(db(), 1);
+    const results = await settle(Array.from({ length: 10 }, (_, i) => placeOrder(db(), { eventId: show.eventId, fanId: other!, request: { kind: "seats", ordinals: [10 + i] } })));
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(4);
+    expect(reasons(results).every((e) => e instanceof FanLimitError)).toBe(true);
+  });
+});
+
+describe("release and Postgres as the last line of defence", () => {
+  it("releases only with the matching hold id", async () => {
+    const [fan] = await makeFans(db(), 1);
+    const order = await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [7] } });
+    expect(await releaseInRedis(show.eventId, "hld_notthisone")).toEqual({ result: "unknown" });
+    expect((await readHold(show.eventId, order.holdId))?.seats).toEqual([7]);
+    expect(await releaseInRedis(show.eventId, order.holdId)).toEqual({ result: "released", seats: 1 });
+    expect(await readHold(show.eventId, order.holdId)).toBeNull();
+  });
+
+  it("undoes the Redis hold when Postgres refuses, and tells the fan the seat was just taken", async () => {
+    const [intruder, fan] = await makeFans(db(), 2);
+    // A live line item Redis does not know about (as if Redis had been rebuilt from a stale copy).
+    const [seat] = await db().select({ seatId: seats.id, levelId: eventSeats.priceLevelId }).from(eventSeats).innerJoin(seats, eq(eventSeats.seatId, seats.id)).where(and(eq(eventSeats.eventId, show.eventId), eq(seats.ordinal, 20)));
+    const orderId = newId("ord");
+    await db().insert(orders).values({ id: orderId, eventId: show.eventId, fanId: intruder!, holdId: newId("hld"), holdExpiresAt: new Date(Date.now() + 60_000), totalMinor: 2_900, currency: "EUR" });
+    await db().insert(lineItems).values({ orderId, eventId: show.eventId, seatId: seat!.seatId, priceLevelId: seat!.levelId, priceMinor: 2_900, currency: "EUR" });
+    const error = await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [20, 21] } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SeatsTakenError);
+    expect((error as Error).message).toMatch(/just taken/);
+    // No order for the fan, and seat 21 is free again in Redis.
+    expect(await db().select().from(orders).where(eq(orders.fanId, fan!))).toEqual([]);
+    expect(await redis().getbit(inventoryKeys(show.eventId).free, 21)).toBe(1);
+    expect(await liveSeats(show.eventId)).toBe(1);
+  });
+});
+
+describe("Redis flushed in the middle of a sale", () => {
+  it("rebuilds from Postgres on the next hold; no seat can then be held twice", async () => {
+    const fans = await makeFans(db(), 200);
+    // First half of the sale: 20 fans hold one seat each (ordinals 0..19).
+    await Promise.all(fans.slice(0, 20).map((fanId, i) => placeOrder(db(), { eventId: show.eventId, fanId, request: { kind: "seats", ordinals: [i] } })));
+    // Redis forgets everything about the event.
+    const keys = await redis().keys(`${inventoryKeys(show.eventId).meta.replace(/meta$/, "")}*`.replace(/[{}]/g, (c) => `\\${c}`));
+    expect(keys.length).toBeGreaterThan(0);
+    await redis().del(...keys);
+    // 180 fans now race for all 50 seats (ordinal i % 50): the first request rebuilds, the rest wait for it.
+    const results = await settle(fans.slice(20).map((fanId, i) => placeOrder(db(), { eventId: show.eventId, fanId, request: { kind: "seats", ordinals: [i % 50] } })));
+    const won = results.filter((r): r is PromiseFulfilledResult<Awaited<ReturnType<typeof placeOrder>>> => r.status === "fulfilled");
+    // Seats 0..19 were held before the flush and stay held: only 20..49 could be won.
+    expect(won.map((w) => w.value.seats[0]!.ordinal).sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => 20 + i));
+    expect(reasons(results).every((e) => e instanceof SeatsTakenError)).toBe(true);
+    expect(await liveSeats(show.eventId)).toBe(50);
+  });
+});
+
+describe("bad input gets a clear error and changes nothing", () => {
+  it.each([
+    ["zero quantity", { kind: "best", priceLevelId: "pl_x", quantity: 0 }, /at least one seat/],
+    ["negative quantity", { kind: "best", priceLevelId: "pl_x", quantity: -2 }, /at least one seat/],
+    ["fractional quantity", { kind: "best", priceLevelId: "pl_x", quantity: 1.5 }, /whole number/],
+    ["huge quantity", { kind: "best", priceLevelId: "pl_x", quantity: 1e9 }, /At most 10 seats/],
+    ["the same seat twice", { kind: "seats", ordinals: [3, 3] }, /same seat appears twice/],
+    ["no seats", { kind: "seats", ordinals: [] }, /at least one seat/],
+    ["a negative seat", { kind: "seats", ordinals: [-1] }, /does not exist/],
+  ])("%s → validation error", async (_name, request, message) => {
+    const [fan] = await makeFans(db(), 1);
+    const error = await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: request as never }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ZodError);
+    expect((error as ZodError).issues[0]!.message).toMatch(message);
+    expect(await liveSeats(show.eventId)).toBe(0);
+  });
+
+  it("unknown event, unknown seat, another show's price level → typed 4xx errors", async () => {
+    const [fan] = await makeFans(db(), 1);
+    const other = await makeStudioShow(db());
+    const [otherLevel] = await db().select().from(priceLevels).where(eq(priceLevels.eventId, other.eventId));
+    const unknownEvent = await placeOrder(db(), { eventId: "evt_nosuchevent", fanId: fan!, request: { kind: "seats", ordinals: [1] } }).catch((e: unknown) => e);
+    expect(unknownEvent).toBeInstanceOf(NotOnSaleError);
+    expect((unknownEvent as InventoryError).status).toBe(404);
+    const unknownSeat = await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [49, 50, 5000] } }).catch((e: unknown) => e);
+    expect(unknownSeat).toBeInstanceOf(UnknownSeatError);
+    expect((unknownSeat as UnknownSeatError).seats).toEqual([50, 5000]);
+    const foreignLevel = await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "best", priceLevelId: otherLevel!.id, quantity: 1 } }).catch((e: unknown) => e);
+    expect((foreignLevel as InventoryError).status).toBe(400);
+    expect(await liveSeats(show.eventId)).toBe(0);
+    expect(await redis().getbit(inventoryKeys(show.eventId).free, 49)).toBe(1);
+  });
+
+  it("refuses holds before the on-sale", async () => {
+    const early = await makeStudioShow(db(), { onSaleAt: new Date(Date.now() + 3_600_000) });
+    const [fan] = await makeFans(db(), 1);
+    await expect(placeOrder(db(), { eventId: early.eventId, fanId: fan!, request: { kind: "seats", ordinals: [1] } })).rejects.toThrow(/not on sale yet/);
+  });
+});

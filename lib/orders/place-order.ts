@@ -1,0 +1,175 @@
+/**
+ * The hold path: an admitted fan claims seats and gets a `pending_payment` order.
+ *
+ * 1. Redis Lua claims the seats atomically (lib/inventory/hold) — the fast gate.
+ * 2. One Postgres transaction writes the order, its line items (price snapshot), the
+ *    inventory status, the transition log and an outbox event. The partial unique index
+ *    on live line items (I1) and a per-fan recount under an advisory lock (I6) are the
+ *    last line of defence: if Postgres refuses, the Redis hold is released and the fan
+ *    gets a clear error, never a half-written order.
+ * When Redis has lost the event's inventory (flush, failover) it is rebuilt from
+ * Postgres once and the claim retried.
+ */
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { z } from "zod";
+import { eventSeats, events, lineItems, orders, orderTransitions, priceLevels, seats } from "@/db/schema";
+import type { Db } from "@/lib/db";
+import { newId } from "@/lib/ids";
+import { FanLimitError, InventoryError, InventoryNotReadyError, NotOnSaleError, SeatsTakenError, UnknownSeatError } from "@/lib/inventory/errors";
+import { holdInRedis, releaseInRedis, type HoldRequest } from "@/lib/inventory/hold";
+import { ensureInventory } from "@/lib/inventory/rebuild";
+import { enqueue } from "@/lib/outbox";
+
+/** Most seats one request may ask for, whatever the show's per-fan limit. */
+export const MAX_SEATS_PER_REQUEST = 10;
+
+/** What a fan may send to hold seats. Validated here so every entry point (action, route, simulator) shares it. */
+export const holdRequestSchema = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("seats"),
+    ordinals: z
+      .array(z.number({ error: "Seats are numbers" }).int("Seats are whole numbers").min(0, "That seat does not exist").max(1_000_000, "That seat does not exist"))
+      .min(1, "Pick at least one seat")
+      .max(MAX_SEATS_PER_REQUEST, `At most ${MAX_SEATS_PER_REQUEST} seats at a time`)
+      .refine((a) => new Set(a).size === a.length, "The same seat appears twice in your request"),
+  }),
+  z.object({
+    kind: z.literal("best"),
+    priceLevelId: z.string().regex(/^pl_[0-9a-z]+$/, "Unknown price level"),
+    quantity: z
+      .number({ error: "Quantity must be a number" })
+      .int("Quantity must be a whole number")
+      .min(1, "Ask for at least one seat")
+      .max(MAX_SEATS_PER_REQUEST, `At most ${MAX_SEATS_PER_REQUEST} seats at a time`),
+  }),
+]);
+
+/** A placed order, as the fan's browser needs it. Amounts in minor units. */
+export interface PlacedOrder {
+  orderId: string;
+  holdId: string;
+  holdExpiresAt: Date;
+  totalMinor: number;
+  currency: string;
+  seats: { ordinal: number; label: string; priceLevel: string; priceMinor: number }[];
+}
+
+type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+
+/**
+ * Seam for the waiting room (issue 4): while a queue is active, every hold must carry a
+ * valid admission token for this fan and event. Until then, a signed-in fan is enough.
+ */
+export type AdmissionCheck = (eventId: string, fanId: string) => Promise<void>;
+
+/**
+ * Holds seats for a fan and records the order.
+ * @param input.request explicit seat ordinals or best-available N in a price level (validated with {@link holdRequestSchema}).
+ * @param input.now clock (tests).
+ * @throws {InventoryError} subclasses with a fan-readable message: SeatsTakenError, NotEnoughSeatsError,
+ *   FanLimitError, NotOnSaleError, UnknownSeatError, InventoryNotReadyError; {z.ZodError} for malformed requests.
+ */
+export async function placeOrder(
+  db: Db,
+  input: { eventId: string; fanId: string; request: HoldRequest; now?: Date; admission?: AdmissionCheck },
+): Promise<PlacedOrder> {
+  const request = holdRequestSchema.parse(input.request) as HoldRequest;
+  const now = input.now ?? new Date();
+  const event = await db.query.events.findFirst({ where: eq(events.id, input.eventId) });
+  if (!event || event.status !== "published") throw new NotOnSaleError("There is no such show on sale.", 404);
+  if (event.onSaleAt > now) throw new NotOnSaleError("This show is not on sale yet.");
+  await input.admission?.(event.id, input.fanId);
+  if (request.kind === "best") {
+    const level = await db.query.priceLevels.findFirst({ where: and(eq(priceLevels.id, request.priceLevelId), eq(priceLevels.eventId, event.id)) });
+    if (!level) throw new InventoryError("That price level does not belong to this show.", 400, "unknown_price_level");
+  }
+
+  const holdId = newId("hld");
+  const holdExpiresAt = new Date(now.getTime() + event.holdMinutes * 60_000);
+  const redisInput = { eventId: event.id, holdId, fanId: input.fanId, expiresAt: holdExpiresAt, perFanLimit: event.perFanLimit, request };
+  let ordinals: number[];
+  try {
+    ordinals = await holdInRedis(redisInput);
+  } catch (error) {
+    if (!(error instanceof InventoryNotReadyError)) throw await explainTaken(db, event.id, event.venueId, error);
+    if (!(await ensureInventory(db, event.id))) throw error;
+    ordinals = await holdInRedis(redisInput).catch(async (e: unknown) => {
+      throw await explainTaken(db, event.id, event.venueId, e);
+    });
+  }
+
+  try {
+    return await db.transaction((tx) => writeOrder(tx, { event, fanId: input.fanId, holdId, holdExpiresAt, ordinals }));
+  } catch (error) {
+    await releaseInRedis(event.id, holdId);
+    if (uniqueViolation(error) === "line_items_live_seat_uq") throw new SeatsTakenError(ordinals);
+    throw error;
+  }
+}
+
+/** A TAKEN reply may name seats that are simply not for sale in this show: say which. */
+async function explainTaken(db: Db, eventId: string, venueId: string, error: unknown): Promise<unknown> {
+  if (!(error instanceof SeatsTakenError)) return error;
+  const known = await db
+    .select({ ordinal: seats.ordinal })
+    .from(eventSeats)
+    .innerJoin(seats, eq(eventSeats.seatId, seats.id))
+    .where(and(eq(eventSeats.eventId, eventId), eq(seats.venueId, venueId), inArray(seats.ordinal, error.ordinals)));
+  const knownSet = new Set(known.map((k) => k.ordinal));
+  const unknown = error.ordinals.filter((o) => !knownSet.has(o));
+  return unknown.length > 0 ? new UnknownSeatError(unknown) : error;
+}
+
+async function writeOrder(
+  tx: Tx,
+  p: { event: typeof events.$inferSelect; fanId: string; holdId: string; holdExpiresAt: Date; ordinals: number[] },
+): Promise<PlacedOrder> {
+  const rows = await tx
+    .select({ seatId: seats.id, ordinal: seats.ordinal, label: seats.label, levelId: priceLevels.id, level: priceLevels.name, priceMinor: priceLevels.priceMinor, currency: priceLevels.currency })
+    .from(eventSeats)
+    .innerJoin(seats, eq(eventSeats.seatId, seats.id))
+    .innerJoin(priceLevels, eq(eventSeats.priceLevelId, priceLevels.id))
+    .where(and(eq(eventSeats.eventId, p.event.id), eq(seats.venueId, p.event.venueId), inArray(seats.ordinal, p.ordinals)));
+  if (rows.length !== p.ordinals.length) {
+    const found = new Set(rows.map((r) => r.ordinal));
+    throw new UnknownSeatError(p.ordinals.filter((o) => !found.has(o)));
+  }
+  const currencies = new Set(rows.map((r) => r.currency));
+  if (currencies.size !== 1) throw new InventoryError("Seats priced in different currencies cannot be bought in one order.", 400, "mixed_currency");
+  const currency = rows[0]!.currency;
+
+  // I6 backstop: recount the fan's live seats for this event under a per-(event, fan) lock.
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`${p.event.id}:${p.fanId}`}, 0))`);
+  const [{ live } = { live: 0 }] = await tx
+    .select({ live: sql<number>`count(*)::int` })
+    .from(lineItems)
+    .innerJoin(orders, eq(lineItems.orderId, orders.id))
+    .where(and(eq(orders.eventId, p.event.id), eq(orders.fanId, p.fanId), inArray(lineItems.status, ["held", "sold"])));
+  if (live + rows.length > p.event.perFanLimit) throw new FanLimitError(p.event.perFanLimit, live);
+
+  const orderId = newId("ord");
+  const totalMinor = rows.reduce((n, r) => n + r.priceMinor, 0);
+  await tx.insert(orders).values({ id: orderId, eventId: p.event.id, fanId: p.fanId, holdId: p.holdId, holdExpiresAt: p.holdExpiresAt, totalMinor, currency });
+  await tx.insert(lineItems).values(rows.map((r) => ({ orderId, eventId: p.event.id, seatId: r.seatId, priceLevelId: r.levelId, priceMinor: r.priceMinor, currency: r.currency })));
+  await tx
+    .update(eventSeats)
+    .set({ status: "held" })
+    .where(and(eq(eventSeats.eventId, p.event.id), inArray(eventSeats.seatId, rows.map((r) => r.seatId))));
+  await tx.insert(orderTransitions).values({ orderId, entity: "order", entityId: orderId, fromStatus: null, toStatus: "pending_payment", actor: `fan:${p.fanId}`, reason: `held ${rows.length} seat(s) until ${p.holdExpiresAt.toISOString()}` });
+  await enqueue(tx, "order/created", { orderId, eventId: p.event.id, holdExpiresAt: p.holdExpiresAt.toISOString() }, `order/created:${orderId}`);
+  return {
+    orderId,
+    holdId: p.holdId,
+    holdExpiresAt: p.holdExpiresAt,
+    totalMinor,
+    currency,
+    seats: rows.sort((a, b) => a.ordinal - b.ordinal).map((r) => ({ ordinal: r.ordinal, label: r.label, priceLevel: r.level, priceMinor: r.priceMinor })),
+  };
+}
+
+/** The constraint name of a unique violation (23505) anywhere in an error's cause chain. */
+export function uniqueViolation(error: unknown): string | undefined {
+  let e = error as { code?: string; constraint_name?: string; cause?: unknown } | undefined;
+  while (e && e.code !== "23505" && e.cause) e = e.cause as typeof e;
+  return e?.code === "23505" ? e.constraint_name : undefined;
+}

@@ -1,0 +1,76 @@
+/**
+ * The fan's view of orders and tickets. Every read is scoped to the fan: another fan's
+ * order id reads as "not found".
+ */
+import { and, asc, desc, eq, inArray } from "drizzle-orm";
+import { events, lineItems, orders, payments, priceLevels, seats, tickets, venues } from "@/db/schema";
+import type { Db } from "@/lib/db";
+import { ticketQrSvg } from "@/lib/tickets/codes";
+
+/** One order as its page shows it. Amounts in minor units; instants as ISO strings. */
+export interface FanOrderView {
+  id: string;
+  status: string;
+  event: { id: string; name: string; slug: string; venue: string; startsAt: string; timeZone: string };
+  holdExpiresAt: string;
+  totalMinor: number;
+  currency: string;
+  seats: { label: string; priceLevel: string; priceMinor: number; status: string }[];
+  /** The latest payment attempt, if any. */
+  payment: { status: string; provider: string } | null;
+  tickets: { id: string; seatLabel: string; code: string; status: string; qrSvg: string }[];
+  /** True when the fan paid but the seats had gone and the money was (or is being) refunded. */
+  refunded: boolean;
+}
+
+/** The order if it belongs to `fanId`, else null. */
+export async function getFanOrder(db: Db, orderId: string, fanId: string): Promise<FanOrderView | null> {
+  const [row] = await db
+    .select({ order: orders, event: events, venue: venues.name })
+    .from(orders)
+    .innerJoin(events, eq(orders.eventId, events.id))
+    .innerJoin(venues, eq(events.venueId, venues.id))
+    .where(and(eq(orders.id, orderId), eq(orders.fanId, fanId)));
+  if (!row) return null;
+  const items = await db
+    .select({ label: seats.label, priceLevel: priceLevels.name, priceMinor: lineItems.priceMinor, status: lineItems.status })
+    .from(lineItems)
+    .innerJoin(seats, eq(lineItems.seatId, seats.id))
+    .innerJoin(priceLevels, eq(lineItems.priceLevelId, priceLevels.id))
+    .where(eq(lineItems.orderId, orderId))
+    .orderBy(asc(seats.ordinal));
+  const payment = await db.query.payments.findFirst({ where: eq(payments.orderId, orderId), orderBy: desc(payments.createdAt) });
+  const refundedPayment = await db.query.payments.findFirst({ where: and(eq(payments.orderId, orderId), eq(payments.status, "refunded")) });
+  const ticketRows = await db
+    .select({ id: tickets.id, code: tickets.code, status: tickets.status, seatLabel: seats.label })
+    .from(tickets)
+    .innerJoin(seats, eq(tickets.seatId, seats.id))
+    .where(eq(tickets.orderId, orderId))
+    .orderBy(asc(seats.ordinal));
+  const { order, event } = row;
+  return {
+    id: order.id,
+    status: order.status,
+    event: { id: event.id, name: event.name, slug: event.slug, venue: row.venue, startsAt: event.startsAt.toISOString(), timeZone: event.timeZone },
+    holdExpiresAt: order.holdExpiresAt.toISOString(),
+    totalMinor: order.totalMinor,
+    currency: order.currency,
+    seats: items,
+    payment: payment ? { status: payment.status, provider: payment.provider } : null,
+    tickets: await Promise.all(ticketRows.map(async (t) => ({ ...t, qrSvg: await ticketQrSvg(t.code) }))),
+    refunded: Boolean(refundedPayment),
+  };
+}
+
+/** All of a fan's tickets, newest order first, with QR codes (SVG markup). */
+export async function getFanTickets(db: Db, fanId: string) {
+  const rows = await db
+    .select({ id: tickets.id, code: tickets.code, status: tickets.status, seatLabel: seats.label, orderId: tickets.orderId, eventName: events.name, startsAt: events.startsAt, timeZone: events.timeZone })
+    .from(tickets)
+    .innerJoin(orders, eq(tickets.orderId, orders.id))
+    .innerJoin(events, eq(tickets.eventId, events.id))
+    .innerJoin(seats, eq(tickets.seatId, seats.id))
+    .where(and(eq(orders.fanId, fanId), inArray(tickets.status, ["valid", "used"])))
+    .orderBy(desc(orders.createdAt), asc(seats.ordinal));
+  return Promise.all(rows.map(async (r) => ({ ...r, qrSvg: await ticketQrSvg(r.code) })));
+}

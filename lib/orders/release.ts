@@ -1,0 +1,37 @@
+/**
+ * Ending a hold without a sale: the fan cancels, or the hold expires. Postgres first
+ * (guarded `pending_payment → expired|cancelled`, line items released, inventory back
+ * to available), then the Redis hold is released by its id. If the Redis step fails,
+ * the seat stays unsellable in Redis only until the next sweep or rebuild — never sold twice.
+ */
+import { and, eq, inArray } from "drizzle-orm";
+import { eventSeats, lineItems, orders } from "@/db/schema";
+import type { Db } from "@/lib/db";
+import { releaseInRedis } from "@/lib/inventory/hold";
+import { transitionOrder, type TransitionCause } from "@/lib/orders/state-machine";
+
+/**
+ * Releases a pending order's seats.
+ * @returns true when this call ended the order; false when it was no longer pending (paid, already expired…).
+ */
+export async function releaseOrder(db: Db, orderId: string, to: "expired" | "cancelled", cause: TransitionCause): Promise<boolean> {
+  const order = await db.query.orders.findFirst({ where: eq(orders.id, orderId) });
+  if (!order) return false;
+  const moved = await db.transaction(async (tx) => {
+    if (!(await transitionOrder(tx, orderId, "pending_payment", to, cause))) return false;
+    const released = await tx
+      .update(lineItems)
+      .set({ status: "released" })
+      .where(and(eq(lineItems.orderId, orderId), eq(lineItems.status, "held")))
+      .returning({ seatId: lineItems.seatId });
+    if (released.length > 0) {
+      await tx
+        .update(eventSeats)
+        .set({ status: "available" })
+        .where(and(eq(eventSeats.eventId, order.eventId), eq(eventSeats.status, "held"), inArray(eventSeats.seatId, released.map((r) => r.seatId))));
+    }
+    return true;
+  });
+  if (moved) await releaseInRedis(order.eventId, order.holdId);
+  return moved;
+}

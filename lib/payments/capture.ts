@@ -1,0 +1,127 @@
+/**
+ * What happens when the PSP says money was taken — from a webhook, from the fan's
+ * browser returning, or from an active query. All three call {@link recordCapture};
+ * guarded transitions make the first one win and the others no-ops.
+ *
+ * Never trusts the PSP's amount: a capture whose amount or currency differs from the
+ * order is not marked paid and is recorded as a discrepancy.
+ */
+import { and, eq, inArray, ne } from "drizzle-orm";
+import { eventSeats, lineItems, orders, payments } from "@/db/schema";
+import type { Db } from "@/lib/db";
+import { confirmInRedis } from "@/lib/inventory/hold";
+import { transitionOrder, transitionPayment, type TransitionCause } from "@/lib/orders/state-machine";
+import { enqueue } from "@/lib/outbox";
+import type { PaymentSnapshot } from "@/lib/payments/provider";
+import { recordDiscrepancy } from "@/lib/reconciliation/discrepancies";
+import { issueTickets } from "@/lib/tickets/issue";
+
+/** What {@link recordCapture} concluded. */
+export type CaptureOutcome =
+  | "paid" // this call moved the order to paid
+  | "already_paid" // an earlier call did
+  | "amount_mismatch"
+  | "unknown_checkout"
+  | "late_payment" // the order had expired or was cancelled: handled by the self-repair jobs
+  | "double_capture";
+
+/**
+ * Records a captured payment and, when it is the order's, pays the order, confirms the
+ * hold in Redis and issues the tickets.
+ * @param provider the PSP's name ("sandbox", "stripe").
+ * @param snapshot the PSP's view; its status must be "captured".
+ */
+export async function recordCapture(db: Db, provider: string, snapshot: PaymentSnapshot, cause: TransitionCause): Promise<CaptureOutcome> {
+  const payment = await db.query.payments.findFirst({ where: and(eq(payments.provider, provider), eq(payments.checkoutSessionId, snapshot.checkoutSessionId)) });
+  if (!payment) {
+    await recordDiscrepancy(db, {
+      key: `unknown_checkout_${provider}_${snapshot.checkoutSessionId}`,
+      kind: "unknown_checkout",
+      orderId: (await db.query.orders.findFirst({ where: eq(orders.id, snapshot.orderId) }))?.id ?? null,
+      detail: { provider, snapshot },
+      action: "none: no payment of ours has this checkout session",
+      status: "needs_attention",
+    });
+    return "unknown_checkout";
+  }
+  const order = (await db.query.orders.findFirst({ where: eq(orders.id, payment.orderId) }))!;
+  if (snapshot.amountMinor !== order.totalMinor || snapshot.currency !== order.currency || snapshot.orderId !== order.id) {
+    await recordDiscrepancy(db, {
+      key: `amount_mismatch_${payment.id}`,
+      kind: "amount_mismatch",
+      eventId: order.eventId,
+      orderId: order.id,
+      detail: { expected: { amountMinor: order.totalMinor, currency: order.currency, orderId: order.id }, received: { amountMinor: snapshot.amountMinor, currency: snapshot.currency, orderId: snapshot.orderId } },
+      action: "order not marked paid",
+      status: "needs_attention",
+    });
+    return "amount_mismatch";
+  }
+
+  const outcome = await db.transaction(async (tx): Promise<CaptureOutcome> => {
+    const locked = (await tx.select().from(orders).where(eq(orders.id, order.id)).for("update"))[0]!;
+    const current = (await tx.select().from(payments).where(eq(payments.id, payment.id)).for("update"))[0]!;
+    if (current.status !== "captured" && current.status !== "refunded") {
+      await transitionPayment(tx, current, current.status, "captured", cause, {
+        providerPaymentId: snapshot.paymentId,
+        capturedAt: snapshot.capturedAt ?? new Date(),
+      });
+    }
+    if (locked.status === "pending_payment") {
+      await transitionOrder(tx, order.id, "pending_payment", "paid", cause);
+      const sold = await tx
+        .update(lineItems)
+        .set({ status: "sold" })
+        .where(and(eq(lineItems.orderId, order.id), eq(lineItems.status, "held")))
+        .returning({ seatId: lineItems.seatId });
+      if (sold.length > 0) {
+        await tx
+          .update(eventSeats)
+          .set({ status: "sold" })
+          .where(and(eq(eventSeats.eventId, order.eventId), inArray(eventSeats.seatId, sold.map((s) => s.seatId))));
+      }
+      await enqueue(tx, "order/paid", { orderId: order.id, eventId: order.eventId }, `order/paid:${order.id}`);
+      return "paid";
+    }
+    if (locked.status === "paid" || locked.status === "ticketed" || locked.status === "refunded") {
+      const other = await tx
+        .select({ id: payments.id })
+        .from(payments)
+        .where(and(eq(payments.orderId, order.id), ne(payments.id, payment.id), eq(payments.status, "captured")));
+      if (other.length > 0) {
+        await recordDiscrepancy(tx, {
+          key: `double_capture_${payment.id}`,
+          kind: "double_capture",
+          eventId: order.eventId,
+          orderId: order.id,
+          detail: { kept: other[0]!.id, extra: payment.id, amountMinor: snapshot.amountMinor },
+          action: "extra capture to be refunded",
+        });
+        return "double_capture";
+      }
+      return "already_paid";
+    }
+    await recordDiscrepancy(tx, {
+      key: `late_payment_${payment.id}`,
+      kind: "late_payment",
+      eventId: order.eventId,
+      orderId: order.id,
+      detail: { orderStatus: locked.status, paymentId: payment.id, capturedAt: snapshot.capturedAt },
+      action: "re-claim the seats or refund",
+    });
+    return "late_payment";
+  });
+
+  if (outcome === "paid" || outcome === "already_paid") {
+    await confirmInRedis(order.eventId, order.holdId);
+    await issueTickets(db, order.id, cause);
+  }
+  return outcome;
+}
+
+/** Marks a payment declined (the order stays pending_payment: the fan may try again until the hold expires). */
+export async function recordDecline(db: Db, provider: string, checkoutSessionId: string, cause: TransitionCause): Promise<boolean> {
+  const payment = await db.query.payments.findFirst({ where: and(eq(payments.provider, provider), eq(payments.checkoutSessionId, checkoutSessionId)) });
+  if (!payment || (payment.status !== "created" && payment.status !== "pending")) return false;
+  return transitionPayment(db, payment, payment.status, "declined", cause);
+}

@@ -1,0 +1,61 @@
+/**
+ * Sending a fan to pay: create (or reuse) the order's checkout session at the PSP.
+ * Only the fan who owns a `pending_payment` order whose hold has not expired may pay.
+ */
+import { and, desc, eq, inArray } from "drizzle-orm";
+import { events, lineItems, orders, payments } from "@/db/schema";
+import type { Db } from "@/lib/db";
+import { env } from "@/lib/env";
+import { newId } from "@/lib/ids";
+import type { PaymentProvider } from "@/lib/payments/provider";
+
+/** A fan-readable refusal to start a checkout (status for routes). */
+export class CheckoutRefusedError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+    this.name = "CheckoutRefusedError";
+  }
+}
+
+/**
+ * Starts (or resumes) the checkout of an order.
+ * @returns the PSP's hosted payment page URL.
+ * @throws {CheckoutRefusedError} for another fan's order (404, so order ids are not confirmed to strangers),
+ *   an order that is no longer payable (409), or an expired hold (409); {PaymentProviderError} from the PSP.
+ */
+export async function startCheckout(db: Db, provider: PaymentProvider, input: { orderId: string; fanId: string; now?: Date }): Promise<{ url: string }> {
+  const now = input.now ?? new Date();
+  const order = await db.query.orders.findFirst({ where: eq(orders.id, input.orderId) });
+  if (!order || order.fanId !== input.fanId) throw new CheckoutRefusedError("No such order.", 404);
+  if (order.status !== "pending_payment") throw new CheckoutRefusedError(`This order is ${order.status.replace("_", " ")} and cannot be paid.`, 409);
+  if (order.holdExpiresAt <= now) throw new CheckoutRefusedError("Your hold has expired, so these seats are back on sale. Pick seats again.", 409);
+
+  const open = await db.query.payments.findFirst({
+    where: and(eq(payments.orderId, order.id), eq(payments.provider, provider.name), inArray(payments.status, ["created", "pending"])),
+    orderBy: desc(payments.createdAt),
+  });
+  const attempts = await db.$count(payments, eq(payments.orderId, order.id));
+  const event = (await db.query.events.findFirst({ where: eq(events.id, order.eventId) }))!;
+  const seatsCount = await db.$count(lineItems, eq(lineItems.orderId, order.id));
+  // Reuse the open session (same idempotency key) so double clicks do not create two sessions.
+  const idempotencyKey = `${order.id}:checkout:${open ? attempts - 1 : attempts}`;
+  const session = await provider.createCheckoutSession({
+    orderId: order.id,
+    amountMinor: order.totalMinor,
+    currency: order.currency,
+    description: `${seatsCount} ticket${seatsCount === 1 ? "" : "s"} — ${event.name}`,
+    expiresAt: order.holdExpiresAt,
+    returnUrl: `${env().APP_URL}/orders/${order.id}`,
+    idempotencyKey,
+  });
+  if (!open || open.checkoutSessionId !== session.id) {
+    await db
+      .insert(payments)
+      .values({ id: newId("pay"), orderId: order.id, provider: provider.name, checkoutSessionId: session.id, amountMinor: order.totalMinor, currency: order.currency })
+      .onConflictDoNothing();
+  }
+  return { url: session.url };
+}

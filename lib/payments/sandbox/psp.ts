@@ -1,0 +1,836 @@
+/**
+ * The sandbox PSP itself: what an outside payment provider would run on its own servers.
+ *
+ * It keeps its own records (Postgres schema `sandbox_psp`, db/sandbox-psp-schema.ts),
+ * never touches the app's tables, and reaches the app only through
+ *   - redirects from its hosted pay page (/sandbox-psp/checkout/<id>) to the return URL, and
+ *   - asynchronous webhooks, HMAC-SHA256 signed, POSTed to
+ *     `${APP_URL}/api/payments/webhooks/sandbox` and retried with backoff.
+ * The app's side of the boundary is {@link ../provider.ts SandboxProvider}.
+ *
+ * Lifecycle of a checkout (`sbx_cs_…`):
+ *   open ─approve→ captured ─refund→ refunded
+ *   open ─decline→ declined          open ─expire / sweep→ expired        open ─cancel→ cancelled
+ * Every transition is a guarded update under a row lock and enqueues one webhook event
+ * (`payment.captured`, `payment.declined`, `checkout.expired`, `payment.refunded`),
+ * shaped by the fault knobs (lib/payments/sandbox/faults.ts).
+ *
+ * Webhook signature header (Stripe-like):
+ *   `x-sandbox-signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<rawBody>">`
+ * keyed with {@link SANDBOX_WEBHOOK_SECRET}.
+ *
+ * Money is an integer number of minor units (cents); durations are milliseconds.
+ */
+import { createHmac, randomBytes } from "node:crypto";
+import { and, asc, eq, inArray, isNull, lt, sql as dsql } from "drizzle-orm";
+import { z } from "zod";
+import {
+  sandboxCheckouts,
+  sandboxSettings,
+  sandboxWebhookDeliveries,
+  type SandboxCheckoutStatus,
+  type SandboxEventType,
+} from "@/db/sandbox-psp-schema";
+import { db, sql, type Db } from "@/lib/db";
+import { env } from "@/lib/env";
+import {
+  describeFaultsError,
+  mergeFaults,
+  readFaultOverrides,
+  sandboxFaultOverridesSchema,
+  type SandboxFaultOverrides,
+  type SandboxFaults,
+} from "./faults";
+
+// ─── Constants, ids, errors ───────────────────────────────────────────────────
+
+/** The webhook signature header name. */
+export const SANDBOX_SIGNATURE_HEADER = "x-sandbox-signature";
+/** A delivery is given up after this many attempts (its last error says so). */
+export const MAX_WEBHOOK_ATTEMPTS = 20;
+/** Cap of the retry backoff (ms). */
+export const MAX_WEBHOOK_BACKOFF_MS = 60_000;
+/** A claimed delivery is invisible to other dispatchers this long (ms), so a crash mid-delivery only delays it. */
+const CLAIM_LEASE_MS = 30_000;
+/** With the `reorder` knob, pending earlier events are pushed this far (ms) behind the newer one, per step. */
+const REORDER_GAP_MS = 100;
+/** Timeout of one default webhook POST (ms). */
+const DELIVERY_TIMEOUT_MS = 10_000;
+
+/**
+ * The secret the sandbox PSP signs webhooks with (and SandboxProvider verifies with):
+ * `SANDBOX_PSP_WEBHOOK_SECRET`, or a fixed local-development value. Read on every call so
+ * tests and scripts can change the environment.
+ */
+export const SANDBOX_WEBHOOK_SECRET = (): string => process.env.SANDBOX_PSP_WEBHOOK_SECRET ?? "sandbox-psp-local-webhook-secret";
+
+/** Where webhooks go by default: `${APP_URL}/api/payments/webhooks/sandbox`. */
+export function sandboxWebhookUrl(): string {
+  return `${env().APP_URL.replace(/\/+$/, "")}/api/payments/webhooks/sandbox`;
+}
+
+const ID_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
+type SandboxIdPrefix = "sbx_cs" | "sbx_pay" | "sbx_evt" | "sbx_re";
+
+/** `${prefix}_` + 20 random base-32 characters (100 bits). */
+function sandboxId(prefix: SandboxIdPrefix): string {
+  let out = "";
+  for (const byte of randomBytes(20)) out += ID_ALPHABET[byte & 31];
+  return `${prefix}_${out}`;
+}
+
+/** A checkout id as it appears in URLs (`sbx_cs_` + lower-case base-32). */
+export const sandboxCheckoutIdSchema = z
+  .string()
+  .regex(/^sbx_cs_[0-9a-z]{1,40}$/, "That is not a sandbox checkout id (they look like sbx_cs_…)");
+
+/** Why the sandbox PSP refused a request. */
+export type SandboxPspErrorCode = "not_found" | "invalid_request" | "idempotency_conflict" | "not_refundable";
+
+/** Raised when the sandbox PSP refuses a request (unknown id, bad input, idempotency-key reuse, nothing to refund). */
+export class SandboxPspError extends Error {
+  constructor(
+    readonly code: SandboxPspErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = "SandboxPspError";
+  }
+}
+
+// ─── Records and payloads ─────────────────────────────────────────────────────
+
+/** One checkout row as the PSP stores it. */
+export type SandboxCheckout = typeof sandboxCheckouts.$inferSelect;
+/** One webhook delivery row. */
+export type SandboxWebhookDelivery = typeof sandboxWebhookDeliveries.$inferSelect;
+
+/** The checkout as it appears inside a webhook body (snake_case, instants as ISO strings). */
+export interface SandboxCheckoutResource {
+  id: string;
+  object: "checkout";
+  order_id: string;
+  status: SandboxCheckoutStatus;
+  /** Minor units. */
+  amount_minor: number;
+  currency: string;
+  description: string;
+  payment_id: string | null;
+  captured_at: string | null;
+  refund_id: string | null;
+  refunded_at: string | null;
+  expires_at: string;
+}
+
+/** The JSON body of every sandbox webhook. `data.checkout` is the checkout as it was when the event happened. */
+export interface SandboxWebhookPayload {
+  /** `sbx_evt_…`; duplicates of one event carry the same id. */
+  id: string;
+  object: "event";
+  type: SandboxEventType;
+  /** Unix seconds of the PSP-side event. */
+  created: number;
+  data: { checkout: SandboxCheckoutResource };
+}
+
+/** The webhook-body view of a checkout. */
+export function checkoutResource(c: SandboxCheckout): SandboxCheckoutResource {
+  return {
+    id: c.id,
+    object: "checkout",
+    order_id: c.orderId,
+    status: c.status,
+    amount_minor: c.amountMinor,
+    currency: c.currency,
+    description: c.description,
+    payment_id: c.paymentId,
+    captured_at: c.capturedAt?.toISOString() ?? null,
+    refund_id: c.refundId,
+    refunded_at: c.refundedAt?.toISOString() ?? null,
+    expires_at: c.expiresAt.toISOString(),
+  };
+}
+
+/** `returnUrl` with `?checkout=<id>` added (existing query parameters kept): where the pay page sends the fan back. */
+export function returnUrlFor(c: Pick<SandboxCheckout, "id" | "returnUrl">): string {
+  const url = new URL(c.returnUrl);
+  url.searchParams.set("checkout", c.id);
+  return url.toString();
+}
+
+/** True when an open checkout is past its `expires_at` at `now`. */
+export function isPastExpiry(c: Pick<SandboxCheckout, "expiresAt">, now: Date = new Date()): boolean {
+  return now.getTime() > c.expiresAt.getTime();
+}
+
+// ─── Signing ──────────────────────────────────────────────────────────────────
+
+/** Hex HMAC-SHA256 of `"<t>.<rawBody>"` — the `v1` value of the signature header. */
+export function computeSandboxSignature(rawBody: string, timestampSeconds: number, secret: string = SANDBOX_WEBHOOK_SECRET()): string {
+  return createHmac("sha256", secret).update(`${timestampSeconds}.${rawBody}`, "utf8").digest("hex");
+}
+
+/**
+ * The signature header value for a body: `t=<unix seconds>,v1=<hex hmac>`.
+ * @param opts.timestampSeconds defaults to the current time (tests pass an old one).
+ * @param opts.secret defaults to {@link SANDBOX_WEBHOOK_SECRET}.
+ */
+export function signWebhookBody(rawBody: string, opts: { timestampSeconds?: number; secret?: string } = {}): string {
+  const t = opts.timestampSeconds ?? Math.floor(Date.now() / 1000);
+  return `t=${t},v1=${computeSandboxSignature(rawBody, t, opts.secret ?? SANDBOX_WEBHOOK_SECRET())}`;
+}
+
+// ─── Fault knobs ──────────────────────────────────────────────────────────────
+
+/** The global knobs: what was set (`overrides`) and what applies with defaults filled in (`effective`). */
+export interface SandboxGlobalFaults {
+  overrides: SandboxFaultOverrides;
+  effective: SandboxFaults;
+}
+
+type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+type Executor = Db | Tx;
+
+async function readGlobalOverrides(ex: Executor): Promise<SandboxFaultOverrides> {
+  const [row] = await ex.select({ faults: sandboxSettings.faults }).from(sandboxSettings).where(eq(sandboxSettings.id, 1));
+  return readFaultOverrides(row?.faults);
+}
+
+function parseOverrides(input: unknown): SandboxFaultOverrides {
+  const parsed = sandboxFaultOverridesSchema.safeParse(input);
+  if (!parsed.success) throw new SandboxPspError("invalid_request", describeFaultsError(parsed.error));
+  return parsed.data;
+}
+
+/** The global fault knobs (sandbox_psp.settings). */
+export async function getGlobalFaults(): Promise<SandboxGlobalFaults> {
+  const overrides = await readGlobalOverrides(db());
+  return { overrides, effective: mergeFaults(overrides) };
+}
+
+/**
+ * Replaces the global fault knobs (knobs left out fall back to their defaults; `{}` resets
+ * everything). Applies to every later PSP action of every checkout, unless the checkout
+ * overrides a knob.
+ * @throws {SandboxPspError} `invalid_request` when a knob is unknown or out of range.
+ */
+export async function setGlobalFaults(input: SandboxFaultOverrides): Promise<SandboxGlobalFaults> {
+  const overrides = parseOverrides(input);
+  await db()
+    .insert(sandboxSettings)
+    .values({ id: 1, faults: overrides, updatedAt: new Date() })
+    .onConflictDoUpdate({ target: sandboxSettings.id, set: { faults: overrides, updatedAt: new Date() } });
+  return { overrides, effective: mergeFaults(overrides) };
+}
+
+/**
+ * Replaces one checkout's fault-knob overrides (they win over the global knobs).
+ * @returns the knobs that now apply to that checkout.
+ * @throws {SandboxPspError} `not_found` for an unknown checkout, `invalid_request` for bad knobs.
+ */
+export async function setCheckoutFaults(checkoutId: string, input: SandboxFaultOverrides): Promise<SandboxFaults> {
+  const overrides = parseOverrides(input);
+  const updated = await db()
+    .update(sandboxCheckouts)
+    .set({ faults: overrides, updatedAt: new Date() })
+    .where(eq(sandboxCheckouts.id, checkoutId))
+    .returning({ id: sandboxCheckouts.id });
+  if (updated.length === 0) throw notFound(checkoutId);
+  return mergeFaults(await readGlobalOverrides(db()), overrides);
+}
+
+/**
+ * The knobs that apply to one checkout right now (defaults ← global ← checkout).
+ * @throws {SandboxPspError} `not_found`
+ */
+export async function effectiveFaults(checkoutId: string): Promise<SandboxFaults> {
+  const checkout = await retrieve(checkoutId);
+  return mergeFaults(await readGlobalOverrides(db()), readFaultOverrides(checkout.faults));
+}
+
+// ─── Checkouts ────────────────────────────────────────────────────────────────
+
+const createCheckoutSchema = z.object({
+  orderId: z.string().min(1, "orderId is required").max(200),
+  amountMinor: z.number().int("amountMinor must be an integer number of minor units").positive("amountMinor must be positive").max(2_000_000_000),
+  currency: z.string().regex(/^[A-Z]{3}$/, "currency must be an upper-case ISO 4217 code, e.g. EUR"),
+  description: z.string().min(1, "description is required").max(500),
+  expiresAt: z.date({ error: "expiresAt must be a valid Date" }),
+  returnUrl: z.url({ protocol: /^https?$/, error: "returnUrl must be an http(s) URL" }),
+  idempotencyKey: z.string().min(1, "idempotencyKey is required").max(255),
+  faults: sandboxFaultOverridesSchema.optional(),
+});
+
+/** What the app sends to open a checkout. Amounts in minor units. */
+export interface SandboxCreateCheckoutInput {
+  orderId: string;
+  amountMinor: number;
+  currency: string;
+  description: string;
+  /** After this instant the checkout refuses payment. May be in the past (tests). */
+  expiresAt: Date;
+  returnUrl: string;
+  /** The same key returns the same checkout. */
+  idempotencyKey: string;
+  /** Optional per-checkout fault-knob overrides. */
+  faults?: SandboxFaultOverrides;
+}
+
+function notFound(checkoutId: string): SandboxPspError {
+  return new SandboxPspError("not_found", `No sandbox checkout ${checkoutId}`);
+}
+
+/**
+ * Opens a checkout (status `open`), idempotent by `idempotencyKey`: the same key returns
+ * the existing checkout, even under concurrent calls.
+ * @throws {SandboxPspError} `invalid_request` for malformed input; `idempotency_conflict`
+ *   when the key was already used for a different order, amount or currency.
+ */
+export async function createCheckout(input: SandboxCreateCheckoutInput): Promise<SandboxCheckout> {
+  const parsed = createCheckoutSchema.safeParse(input);
+  if (!parsed.success) {
+    throw new SandboxPspError("invalid_request", parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; "));
+  }
+  const v = parsed.data;
+  const [created] = await db()
+    .insert(sandboxCheckouts)
+    .values({
+      id: sandboxId("sbx_cs"),
+      orderId: v.orderId,
+      amountMinor: v.amountMinor,
+      currency: v.currency,
+      description: v.description,
+      returnUrl: v.returnUrl,
+      expiresAt: v.expiresAt,
+      idempotencyKey: v.idempotencyKey,
+      faults: v.faults ?? {},
+    })
+    .onConflictDoNothing({ target: sandboxCheckouts.idempotencyKey })
+    .returning();
+  if (created) return created;
+  const [existing] = await db().select().from(sandboxCheckouts).where(eq(sandboxCheckouts.idempotencyKey, v.idempotencyKey));
+  if (!existing) throw new SandboxPspError("invalid_request", "Idempotency key vanished while creating the checkout; try again");
+  if (existing.orderId !== v.orderId || existing.amountMinor !== v.amountMinor || existing.currency !== v.currency) {
+    throw new SandboxPspError(
+      "idempotency_conflict",
+      `Idempotency key ${v.idempotencyKey} was already used for a different checkout (order ${existing.orderId}, ${existing.amountMinor} ${existing.currency})`,
+    );
+  }
+  return existing;
+}
+
+/** The checkout, or null when there is none with that id. */
+export async function findCheckout(checkoutId: string): Promise<SandboxCheckout | null> {
+  const [row] = await db().select().from(sandboxCheckouts).where(eq(sandboxCheckouts.id, checkoutId));
+  return row ?? null;
+}
+
+/**
+ * The PSP's current record of a checkout (the active-query API). A pure read: an open
+ * checkout past its expiry stays `open` until the sweep / an approval expires it.
+ * @throws {SandboxPspError} `not_found`
+ */
+export async function retrieve(checkoutId: string): Promise<SandboxCheckout> {
+  const row = await findCheckout(checkoutId);
+  if (!row) throw notFound(checkoutId);
+  return row;
+}
+
+/** What a PSP action did: the resulting record and whether (and how) it changed. */
+export interface SandboxActionResult {
+  /** `unchanged`: the checkout was already closed (or paid), nothing happened and no webhook was sent. */
+  outcome: "captured" | "declined" | "expired" | "cancelled" | "refunded" | "unchanged";
+  checkout: SandboxCheckout;
+}
+
+async function lockCheckout(tx: Tx, checkoutId: string): Promise<SandboxCheckout> {
+  const [row] = await tx.select().from(sandboxCheckouts).where(eq(sandboxCheckouts.id, checkoutId)).for("update");
+  if (!row) throw notFound(checkoutId);
+  return row;
+}
+
+/** Guarded transition: `UPDATE … WHERE id AND status = expected`, then the webhook event, in the caller's transaction. */
+async function transition(
+  tx: Tx,
+  from: SandboxCheckout,
+  set: Partial<typeof sandboxCheckouts.$inferInsert> & { status: SandboxCheckoutStatus },
+  event: SandboxEventType,
+  faults: SandboxFaults,
+  at: Date,
+): Promise<SandboxCheckout> {
+  const [updated] = await tx
+    .update(sandboxCheckouts)
+    .set({ ...set, updatedAt: at })
+    .where(and(eq(sandboxCheckouts.id, from.id), eq(sandboxCheckouts.status, from.status)))
+    .returning();
+  if (!updated) throw new Error(`Sandbox checkout ${from.id} changed under its row lock (expected ${from.status})`);
+  await enqueueEvent(tx, updated, event, faults, at);
+  return updated;
+}
+
+function expireOrCancel(tx: Tx, c: SandboxCheckout, status: "expired" | "cancelled", faults: SandboxFaults, at: Date) {
+  return transition(tx, c, { status }, "checkout.expired", faults, at);
+}
+
+function capture(tx: Tx, c: SandboxCheckout, faults: SandboxFaults, at: Date) {
+  return transition(tx, c, { status: "captured", paymentId: sandboxId("sbx_pay"), capturedAt: at }, "payment.captured", faults, at);
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The fan pressed "Approve payment" on the pay page.
+ *
+ * - Waits `slowApprovalMs` first (3-D-Secure-like), then decides at that later instant.
+ * - `open` and not expired: `decline` knob → `declined` + `payment.declined`; otherwise
+ *   `captured` with a new `sbx_pay_…` id and `captured_at` + `payment.captured`.
+ * - `open` but past `expires_at`: → `expired` + `checkout.expired`, unless the
+ *   `captureAfterExpiry` knob is on, in which case it captures (a payment landing late).
+ * - `expired` / `cancelled`: unchanged, unless `captureAfterExpiry` → captured.
+ * - `captured` / `refunded` / `declined`: unchanged (pressing twice never charges twice).
+ *
+ * @param opts.now the instant the approval starts (default: now); tests inject it.
+ * @throws {SandboxPspError} `not_found`
+ */
+export async function approve(checkoutId: string, opts: { now?: Date } = {}): Promise<SandboxActionResult> {
+  const current = await retrieve(checkoutId);
+  const faults = mergeFaults(await readGlobalOverrides(db()), readFaultOverrides(current.faults));
+  const closed = current.status !== "open" && !(faults.captureAfterExpiry && (current.status === "expired" || current.status === "cancelled"));
+  if (closed) return { outcome: "unchanged", checkout: current };
+
+  if (faults.slowApprovalMs > 0) await sleep(faults.slowApprovalMs);
+  const at = opts.now ? new Date(opts.now.getTime() + faults.slowApprovalMs) : new Date();
+
+  return db().transaction(async (tx) => {
+    const c = await lockCheckout(tx, checkoutId);
+    if (c.status === "open") {
+      if (isPastExpiry(c, at) && !faults.captureAfterExpiry) {
+        return { outcome: "expired", checkout: await expireOrCancel(tx, c, "expired", faults, at) };
+      }
+      if (faults.decline) {
+        return { outcome: "declined", checkout: await transition(tx, c, { status: "declined" }, "payment.declined", faults, at) };
+      }
+      return { outcome: "captured", checkout: await capture(tx, c, faults, at) };
+    }
+    if ((c.status === "expired" || c.status === "cancelled") && faults.captureAfterExpiry && !faults.decline) {
+      return { outcome: "captured", checkout: await capture(tx, c, faults, at) };
+    }
+    return { outcome: "unchanged", checkout: c };
+  });
+}
+
+/**
+ * The fan pressed "Decline" on the pay page: an open checkout becomes `declined` and a
+ * `payment.declined` webhook is enqueued (an open checkout already past its expiry becomes
+ * `expired` + `checkout.expired` instead). Anything else is unchanged.
+ * @throws {SandboxPspError} `not_found`
+ */
+export async function decline(checkoutId: string, opts: { now?: Date } = {}): Promise<SandboxActionResult> {
+  const at = opts.now ?? new Date();
+  const globalOverrides = await readGlobalOverrides(db());
+  return db().transaction(async (tx) => {
+    const c = await lockCheckout(tx, checkoutId);
+    if (c.status !== "open") return { outcome: "unchanged", checkout: c };
+    const faults = mergeFaults(globalOverrides, readFaultOverrides(c.faults));
+    if (isPastExpiry(c, at)) return { outcome: "expired", checkout: await expireOrCancel(tx, c, "expired", faults, at) };
+    return { outcome: "declined", checkout: await transition(tx, c, { status: "declined" }, "payment.declined", faults, at) };
+  });
+}
+
+async function close(checkoutId: string, status: "expired" | "cancelled", at: Date): Promise<SandboxActionResult> {
+  const globalOverrides = await readGlobalOverrides(db());
+  return db().transaction(async (tx) => {
+    const c = await lockCheckout(tx, checkoutId);
+    if (c.status !== "open") return { outcome: "unchanged", checkout: c };
+    const faults = mergeFaults(globalOverrides, readFaultOverrides(c.faults));
+    return { outcome: status, checkout: await expireOrCancel(tx, c, status, faults, at) };
+  });
+}
+
+/**
+ * The merchant (the app) cancels an open checkout so it can no longer be paid: → `cancelled`
+ * + a `checkout.expired` webhook. Harmless on a closed or paid checkout (unchanged).
+ * Note: the `captureAfterExpiry` knob still lets a late approval capture it.
+ * @throws {SandboxPspError} `not_found`
+ */
+export function cancel(checkoutId: string, opts: { now?: Date } = {}): Promise<SandboxActionResult> {
+  return close(checkoutId, "cancelled", opts.now ?? new Date());
+}
+
+/**
+ * Expires an open checkout now, whatever its `expires_at` (the PSP's own expiry):
+ * → `expired` + `checkout.expired`. Harmless on a closed or paid checkout (unchanged).
+ * @throws {SandboxPspError} `not_found`
+ */
+export function expire(checkoutId: string, opts: { now?: Date } = {}): Promise<SandboxActionResult> {
+  return close(checkoutId, "expired", opts.now ?? new Date());
+}
+
+/**
+ * The PSP's expiry sweep: every open checkout whose `expires_at` is before `now` becomes
+ * `expired` with a `checkout.expired` webhook. Safe to run from several processes
+ * (`FOR UPDATE SKIP LOCKED`).
+ * @param opts.checkoutIds only these checkouts (tests).
+ * @returns how many checkouts were expired.
+ */
+export async function expireDueCheckouts(opts: { now?: Date; limit?: number; checkoutIds?: string[] } = {}): Promise<number> {
+  const at = opts.now ?? new Date();
+  const globalOverrides = await readGlobalOverrides(db());
+  return db().transaction(async (tx) => {
+    const filters = [eq(sandboxCheckouts.status, "open"), lt(sandboxCheckouts.expiresAt, at)];
+    if (opts.checkoutIds) filters.push(inArray(sandboxCheckouts.id, opts.checkoutIds));
+    const due = await tx
+      .select()
+      .from(sandboxCheckouts)
+      .where(and(...filters))
+      .orderBy(asc(sandboxCheckouts.expiresAt))
+      .limit(opts.limit ?? 100)
+      .for("update", { skipLocked: true });
+    for (const c of due) await expireOrCancel(tx, c, "expired", mergeFaults(globalOverrides, readFaultOverrides(c.faults)), at);
+    return due.length;
+  });
+}
+
+/**
+ * Refunds a captured payment in full: `captured` → `refunded` with a new `sbx_re_…` id and a
+ * `payment.refunded` webhook. Idempotent: refunding an already refunded payment (with this
+ * or any other key) returns the original refund id and sends nothing.
+ * @param opts.amountMinor / opts.currency when given, must match the payment (only full refunds exist here).
+ * @throws {SandboxPspError} `not_found` for an unknown payment id; `not_refundable` when the
+ *   checkout was never captured; `invalid_request` for a partial amount or another currency.
+ */
+export async function refund(
+  paymentId: string,
+  idempotencyKey: string,
+  opts: { amountMinor?: number; currency?: string; reason?: string; now?: Date } = {},
+): Promise<{ refundId: string; checkout: SandboxCheckout }> {
+  if (!idempotencyKey) throw new SandboxPspError("invalid_request", "idempotencyKey is required");
+  const at = opts.now ?? new Date();
+  const globalOverrides = await readGlobalOverrides(db());
+  return db().transaction(async (tx) => {
+    const [c] = await tx.select().from(sandboxCheckouts).where(eq(sandboxCheckouts.paymentId, paymentId)).for("update");
+    if (!c) throw new SandboxPspError("not_found", `No sandbox payment ${paymentId}`);
+    if (opts.amountMinor !== undefined && opts.amountMinor !== c.amountMinor) {
+      throw new SandboxPspError("invalid_request", `The sandbox PSP only refunds in full: ${c.amountMinor} ${c.currency}, not ${opts.amountMinor}`);
+    }
+    if (opts.currency !== undefined && opts.currency !== c.currency) {
+      throw new SandboxPspError("invalid_request", `Payment ${paymentId} is in ${c.currency}, not ${opts.currency}`);
+    }
+    if (c.status === "refunded" && c.refundId) return { refundId: c.refundId, checkout: c };
+    if (c.status !== "captured") throw new SandboxPspError("not_refundable", `Payment ${paymentId} is ${c.status}, not captured`);
+    const faults = mergeFaults(globalOverrides, readFaultOverrides(c.faults));
+    const refundId = sandboxId("sbx_re");
+    const updated = await transition(
+      tx,
+      c,
+      { status: "refunded", refundId, refundedAt: at, refundIdempotencyKey: idempotencyKey },
+      "payment.refunded",
+      faults,
+      at,
+    );
+    return { refundId, checkout: updated };
+  });
+}
+
+// ─── Webhook queue ────────────────────────────────────────────────────────────
+
+/**
+ * Enqueues one event's deliveries: due `webhookDelayMs` after `at`, `1 + duplicate` rows
+ * sharing one event id, `dropped` for a capture under the `drop` knob, and under `reorder`
+ * the checkout's still-pending earlier events are pushed behind this one (latest first).
+ */
+async function enqueueEvent(tx: Tx, c: SandboxCheckout, type: SandboxEventType, faults: SandboxFaults, at: Date): Promise<void> {
+  const eventId = sandboxId("sbx_evt");
+  const payload: SandboxWebhookPayload = {
+    id: eventId,
+    object: "event",
+    type,
+    created: Math.floor(at.getTime() / 1000),
+    data: { checkout: checkoutResource(c) },
+  };
+  const deliverAt = new Date(at.getTime() + faults.webhookDelayMs);
+  if (faults.reorder) await pushPendingBehind(tx, c.id, deliverAt);
+  const dropped = faults.drop && type === "payment.captured";
+  await tx.insert(sandboxWebhookDeliveries).values(
+    Array.from({ length: 1 + faults.duplicate }, () => ({
+      checkoutId: c.id,
+      eventId,
+      type,
+      payload: payload as unknown as Record<string, unknown>,
+      deliverAt,
+      dropped,
+      failFirstAttempts: faults.failWebhookTimes,
+    })),
+  );
+}
+
+/** `reorder`: pending events of the checkout become due after `deliverAt`, newest first. */
+async function pushPendingBehind(tx: Tx, checkoutId: string, deliverAt: Date): Promise<void> {
+  const pending = await tx
+    .select({ eventId: sandboxWebhookDeliveries.eventId })
+    .from(sandboxWebhookDeliveries)
+    .where(
+      and(
+        eq(sandboxWebhookDeliveries.checkoutId, checkoutId),
+        isNull(sandboxWebhookDeliveries.deliveredAt),
+        eq(sandboxWebhookDeliveries.dropped, false),
+      ),
+    )
+    .orderBy(asc(sandboxWebhookDeliveries.id));
+  const events = [...new Set(pending.map((p) => p.eventId))].reverse();
+  for (const [i, eventId] of events.entries()) {
+    const later = new Date(deliverAt.getTime() + REORDER_GAP_MS * (i + 1));
+    await tx
+      .update(sandboxWebhookDeliveries)
+      .set({ deliverAt: dsql`greatest(${sandboxWebhookDeliveries.deliverAt}, ${later.toISOString()}::timestamptz)` })
+      .where(
+        and(
+          eq(sandboxWebhookDeliveries.checkoutId, checkoutId),
+          eq(sandboxWebhookDeliveries.eventId, eventId),
+          isNull(sandboxWebhookDeliveries.deliveredAt),
+        ),
+      );
+  }
+}
+
+/** Backoff before retry number `attempt` (1-based count of failed attempts so far): 1 s, 2 s, 4 s, … capped at 60 s. */
+export function webhookRetryDelayMs(attempt: number): number {
+  return Math.min(1000 * 2 ** Math.max(0, attempt - 1), MAX_WEBHOOK_BACKOFF_MS);
+}
+
+/**
+ * Sends one webhook. Resolve with the app's HTTP status (any status; non-2xx is retried);
+ * reject on a network error (also retried). `headers` are lower-case names.
+ */
+export type SandboxWebhookDeliver = (url: string, body: string, headers: Record<string, string>) => Promise<{ status: number; body?: string }>;
+
+/** The default {@link SandboxWebhookDeliver}: `fetch` POST with a 10 s timeout, no redirects followed. */
+export const fetchDeliver: SandboxWebhookDeliver = async (url, body, headers) => {
+  const res = await fetch(url, { method: "POST", body, headers, redirect: "manual", signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS) });
+  const text = await res.text().catch(() => "");
+  return { status: res.status, body: text.slice(0, 500) };
+};
+
+/** Options of {@link dispatchDueWebhooks}. */
+export interface DispatchOptions {
+  /** "Now" for what is due and for scheduling retries (default: the clock). Signatures always use the real clock. */
+  now?: Date;
+  /** How to send (default {@link fetchDeliver}). */
+  deliver?: SandboxWebhookDeliver;
+  /** Target URL (default {@link sandboxWebhookUrl}). */
+  url?: string;
+  /** At most this many deliveries per call (default 100). */
+  limit?: number;
+  /** Only deliveries of these checkouts (tests and the simulator, so runs sharing a database do not steal each other's webhooks). */
+  checkoutIds?: string[];
+  /** Signing secret (default {@link SANDBOX_WEBHOOK_SECRET}). */
+  secret?: string;
+}
+
+/** One delivery attempt made by {@link dispatchDueWebhooks}. */
+export interface DispatchAttempt {
+  deliveryId: number;
+  checkoutId: string;
+  eventId: string;
+  type: SandboxEventType;
+  /** 1-based attempt number. */
+  attempt: number;
+  ok: boolean;
+  status: number | null;
+  error: string | null;
+  /** When it will be tried again (null when delivered or given up). */
+  retryAt: Date | null;
+}
+
+/** What one dispatch pass did. */
+export interface DispatchResult {
+  /** Deliveries claimed (due, undelivered, not dropped, attempts left). */
+  claimed: number;
+  delivered: number;
+  failed: number;
+  attempts: DispatchAttempt[];
+}
+
+type ClaimedRow = {
+  id: string | number;
+  checkout_id: string;
+  event_id: string;
+  type: SandboxEventType;
+  /** jsonb as text: drizzle reconfigures the shared postgres.js client's type parsers, so nothing here relies on them. */
+  payload_text: string;
+  attempts: number;
+  fail_first_attempts: number;
+  /** Epoch milliseconds of the original deliver_at (for ordering). */
+  due_ms: string | number;
+};
+
+/**
+ * Delivers every due webhook once: claims due, undelivered, non-dropped deliveries with
+ * attempts left (`FOR UPDATE SKIP LOCKED`, then a 30 s lease so parallel dispatchers never
+ * send the same row at once), signs each body (`x-sandbox-signature: t=…,v1=…`) and calls
+ * `deliver`. A checkout's deliveries go out in `deliver_at` order, one event after the other;
+ * the copies of one duplicated event go out concurrently; different checkouts in parallel.
+ * A 2xx marks the row delivered; anything else (or a throw, or a simulated failure from the
+ * `failWebhookTimes` knob) schedules a retry after {@link webhookRetryDelayMs}, up to
+ * {@link MAX_WEBHOOK_ATTEMPTS} attempts. Never throws because of the app's answer; throws only
+ * when the PSP's own database fails.
+ */
+export async function dispatchDueWebhooks(opts: DispatchOptions = {}): Promise<DispatchResult> {
+  const now = opts.now ?? new Date();
+  const deliver = opts.deliver ?? fetchDeliver;
+  const url = opts.url ?? sandboxWebhookUrl();
+  const secret = opts.secret ?? SANDBOX_WEBHOOK_SECRET();
+  const limit = opts.limit ?? 100;
+  const q = sql();
+  const leaseUntil = new Date(now.getTime() + CLAIM_LEASE_MS);
+  const onlyCheckouts = opts.checkoutIds ? q`and checkout_id = any(${q.array(opts.checkoutIds)}::text[])` : q``;
+
+  const claimed = await q<ClaimedRow[]>`
+    with due as (
+      select id, deliver_at
+        from sandbox_psp.webhook_deliveries
+       where delivered_at is null and dropped = false and attempts < ${MAX_WEBHOOK_ATTEMPTS}
+         and deliver_at <= ${now.toISOString()}::timestamptz ${onlyCheckouts}
+       order by deliver_at, id
+       limit ${limit}
+         for update skip locked
+    )
+    update sandbox_psp.webhook_deliveries d
+       set attempts = d.attempts + 1, deliver_at = ${leaseUntil.toISOString()}::timestamptz
+      from due
+     where d.id = due.id
+    returning d.id, d.checkout_id, d.event_id, d.type, d.payload::text as payload_text, d.attempts, d.fail_first_attempts,
+              extract(epoch from due.deliver_at) * 1000 as due_ms`;
+
+  const rows = [...claimed].sort((a, b) => Number(a.due_ms) - Number(b.due_ms) || Number(a.id) - Number(b.id));
+  const byCheckout = new Map<string, ClaimedRow[][]>();
+  for (const row of rows) {
+    const events = byCheckout.get(row.checkout_id) ?? [];
+    const last = events.at(-1);
+    if (last && last[0]!.event_id === row.event_id) last.push(row);
+    else events.push([row]);
+    byCheckout.set(row.checkout_id, events);
+  }
+
+  const attempts: DispatchAttempt[] = [];
+  const attemptOne = async (row: ClaimedRow): Promise<void> => {
+    let status: number | null = null;
+    let error: string | null = null;
+    if (row.attempts <= row.fail_first_attempts) {
+      error = `simulated endpoint failure (failWebhookTimes=${row.fail_first_attempts})`;
+    } else {
+      const body = JSON.stringify(JSON.parse(row.payload_text));
+      const headers: Record<string, string> = {
+        "content-type": "application/json",
+        "user-agent": "StarArena-Sandbox-PSP/1.0",
+        [SANDBOX_SIGNATURE_HEADER]: signWebhookBody(body, { secret }),
+        "x-sandbox-event-id": row.event_id,
+        "x-sandbox-delivery-id": String(row.id),
+        "x-sandbox-delivery-attempt": String(row.attempts),
+      };
+      try {
+        const res = await deliver(url, body, headers);
+        status = res.status;
+        if (status < 200 || status > 299) error = `HTTP ${status}${res.body ? `: ${res.body.slice(0, 300)}` : ""}`;
+      } catch (e) {
+        error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+      }
+    }
+    const id = Number(row.id);
+    if (error === null) {
+      await db()
+        .update(sandboxWebhookDeliveries)
+        .set({ deliveredAt: now, lastStatus: status, lastError: null })
+        .where(eq(sandboxWebhookDeliveries.id, id));
+      attempts.push({ deliveryId: id, checkoutId: row.checkout_id, eventId: row.event_id, type: row.type, attempt: row.attempts, ok: true, status, error, retryAt: null });
+      return;
+    }
+    const givingUp = row.attempts >= MAX_WEBHOOK_ATTEMPTS;
+    const retryAt = givingUp ? null : new Date(now.getTime() + webhookRetryDelayMs(row.attempts));
+    await db()
+      .update(sandboxWebhookDeliveries)
+      .set({
+        lastStatus: status,
+        lastError: givingUp ? `${error} (gave up after ${row.attempts} attempts)` : error,
+        deliverAt: retryAt ?? now,
+      })
+      .where(eq(sandboxWebhookDeliveries.id, id));
+    attempts.push({ deliveryId: id, checkoutId: row.checkout_id, eventId: row.event_id, type: row.type, attempt: row.attempts, ok: false, status, error, retryAt });
+  };
+
+  await Promise.all(
+    [...byCheckout.values()].map(async (events) => {
+      for (const copies of events) await Promise.all(copies.map(attemptOne));
+    }),
+  );
+
+  const delivered = attempts.filter((a) => a.ok).length;
+  return { claimed: rows.length, delivered, failed: attempts.length - delivered, attempts };
+}
+
+/** This checkout's webhook deliveries, oldest first (tests, the simulator, debugging). */
+export async function listDeliveries(checkoutId: string): Promise<SandboxWebhookDelivery[]> {
+  return db()
+    .select()
+    .from(sandboxWebhookDeliveries)
+    .where(eq(sandboxWebhookDeliveries.checkoutId, checkoutId))
+    .orderBy(asc(sandboxWebhookDeliveries.id));
+}
+
+// ─── Background dispatcher ────────────────────────────────────────────────────
+
+const globalForDispatcher = globalThis as unknown as { __sandboxPspDispatcher?: () => Promise<void> };
+
+/**
+ * Starts the PSP's background loop in this process: every `intervalMs` (default 250 ms) it
+ * expires overdue checkouts ({@link expireDueCheckouts}) and delivers due webhooks
+ * ({@link dispatchDueWebhooks}); a full batch runs again at once. It never throws: errors
+ * are logged with `console.error` and the loop goes on. Starting twice in one process
+ * (e.g. hot reload) returns the running loop's stop function.
+ * @returns `stop()`: no new passes start; resolves once the current pass has finished.
+ */
+export function startSandboxDispatcher(
+  opts: {
+    intervalMs?: number;
+    deliver?: SandboxWebhookDeliver;
+    url?: string;
+    /** Only these checkouts (tests sharing a database); default: all. */
+    checkoutIds?: string[];
+  } = {},
+): () => Promise<void> {
+  if (globalForDispatcher.__sandboxPspDispatcher) return globalForDispatcher.__sandboxPspDispatcher;
+  const intervalMs = opts.intervalMs ?? 250;
+  const batch = 100;
+  let stopped = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let current: Promise<void> = Promise.resolve();
+
+  const pass = async (): Promise<boolean> => {
+    let more = false;
+    try {
+      const expired = await expireDueCheckouts({ limit: batch, checkoutIds: opts.checkoutIds });
+      const result = await dispatchDueWebhooks({ deliver: opts.deliver, url: opts.url, limit: batch, checkoutIds: opts.checkoutIds });
+      more = expired === batch || result.claimed === batch;
+    } catch (error) {
+      console.error("[sandbox-psp] dispatcher pass failed:", error);
+    }
+    return more;
+  };
+  const schedule = (delay: number) => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      current = pass().then((more) => schedule(more ? 0 : intervalMs));
+    }, delay);
+    timer.unref?.();
+  };
+  schedule(0);
+
+  const stop = async () => {
+    stopped = true;
+    if (timer) clearTimeout(timer);
+    if (globalForDispatcher.__sandboxPspDispatcher === stop) globalForDispatcher.__sandboxPspDispatcher = undefined;
+    await current;
+  };
+  globalForDispatcher.__sandboxPspDispatcher = stop;
+  return stop;
+}

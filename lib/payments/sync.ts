@@ -1,0 +1,30 @@
+/**
+ * Active query: ask the PSP about an order's latest checkout and apply the answer.
+ * Used when the fan's browser returns from the PSP (racing the webhook) and by the
+ * self-repair jobs when a webhook is lost. Idempotent.
+ */
+import { desc, eq } from "drizzle-orm";
+import { payments } from "@/db/schema";
+import type { Db } from "@/lib/db";
+import { paymentProvider } from "@/lib/payments";
+import { recordCapture, recordDecline, type CaptureOutcome } from "@/lib/payments/capture";
+import type { TransitionCause } from "@/lib/orders/state-machine";
+
+/**
+ * Applies the PSP's current view of the order's latest payment.
+ * @returns the capture outcome, "declined", "open" (nothing to do yet) or "none" (no payment).
+ * @throws {PaymentProviderError} when the PSP cannot be asked (callers retry later).
+ */
+export async function syncOrderPayment(db: Db, orderId: string, cause: TransitionCause): Promise<CaptureOutcome | "declined" | "open" | "none"> {
+  const payment = await db.query.payments.findFirst({ where: eq(payments.orderId, orderId), orderBy: desc(payments.createdAt) });
+  if (!payment) return "none";
+  const provider = paymentProvider(payment.provider);
+  if (!provider) return "none";
+  const snapshot = await provider.retrievePayment(payment.checkoutSessionId);
+  if (snapshot.status === "captured") return recordCapture(db, provider.name, snapshot, cause);
+  if (snapshot.status === "declined") {
+    await recordDecline(db, provider.name, payment.checkoutSessionId, cause);
+    return "declined";
+  }
+  return "open";
+}

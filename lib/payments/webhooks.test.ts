@@ -1,0 +1,157 @@
+/**
+ * Payments end to end against the real Postgres and Redis and the sandbox PSP (its own
+ * tables, signed webhooks): duplicated webhooks, the browser's return racing the
+ * webhook, a wrong amount, a bad signature and a decline. Webhooks are delivered by the
+ * PSP's own dispatcher into the app's handler (in-process instead of over HTTP).
+ */
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { discrepancies, lineItems, orders, orderTransitions, paymentEvents, payments, tickets } from "@/db/schema";
+import { closeDb, db } from "@/lib/db";
+import { newId } from "@/lib/ids";
+import { readHold } from "@/lib/inventory/hold";
+import { rebuildInventory } from "@/lib/inventory/rebuild";
+import { placeOrder } from "@/lib/orders/place-order";
+import { startCheckout } from "@/lib/payments/checkout";
+import { WebhookSignatureError } from "@/lib/payments/provider";
+import { SandboxProvider } from "@/lib/payments/sandbox/provider";
+import * as psp from "@/lib/payments/sandbox/psp";
+import { syncOrderPayment } from "@/lib/payments/sync";
+import { handleWebhook } from "@/lib/payments/webhooks";
+import { closeRedis } from "@/lib/redis";
+import { makeFans, makeStudioShow } from "@/lib/testing/fixtures";
+import { verifyTicketCode, ticketKeys } from "@/lib/tickets/codes";
+import { env } from "@/lib/env";
+
+afterAll(async () => {
+  await closeDb();
+  await closeRedis();
+});
+
+const provider = new SandboxProvider();
+let show: Awaited<ReturnType<typeof makeStudioShow>>;
+beforeEach(async () => {
+  show = await makeStudioShow(db());
+  await rebuildInventory(db(), show.eventId);
+});
+
+/** The app's webhook endpoint, called in-process by the PSP's dispatcher; answers like the route does. */
+const deliverToApp: psp.SandboxWebhookDeliver = async (_url, body, headers) => {
+  try {
+    await handleWebhook(db(), provider, body, new Headers(headers));
+    return { status: 200 };
+  } catch (error) {
+    return { status: error instanceof WebhookSignatureError ? 401 : 503 };
+  }
+};
+
+/** Delivers every webhook of `checkoutId` that is due within the next minute. */
+async function deliverAll(checkoutId: string) {
+  return psp.dispatchDueWebhooks({ checkoutIds: [checkoutId], deliver: deliverToApp, now: new Date(Date.now() + 60_000) });
+}
+
+/** A fan holds two seats and opens the sandbox checkout. */
+async function orderWithCheckout(ordinals = [10, 11]) {
+  const [fan] = await makeFans(db(), 1);
+  const order = await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals } });
+  await startCheckout(db(), provider, { orderId: order.orderId, fanId: fan! });
+  const payment = (await db().query.payments.findFirst({ where: eq(payments.orderId, order.orderId) }))!;
+  return { fan: fan!, order, checkoutId: payment.checkoutSessionId };
+}
+
+async function transitions(orderId: string) {
+  return db()
+    .select({ entity: orderTransitions.entity, from: orderTransitions.fromStatus, to: orderTransitions.toStatus })
+    .from(orderTransitions)
+    .where(eq(orderTransitions.orderId, orderId))
+    .orderBy(orderTransitions.id);
+}
+
+describe("webhooks", () => {
+  it("the same webhook delivered 3 times → one transition, one set of tickets", async () => {
+    const { order, checkoutId } = await orderWithCheckout();
+    await psp.setCheckoutFaults(checkoutId, { duplicate: 2 });
+    await psp.approve(checkoutId);
+    const result = await deliverAll(checkoutId);
+    expect(result.delivered).toBe(3);
+    expect(new Set(result.attempts.map((a) => a.eventId)).size).toBe(1);
+
+    expect((await db().query.orders.findFirst({ where: eq(orders.id, order.orderId) }))!.status).toBe("ticketed");
+    expect(await transitions(order.orderId)).toEqual([
+      { entity: "order", from: null, to: "pending_payment" },
+      { entity: "payment", from: "created", to: "captured" },
+      { entity: "order", from: "pending_payment", to: "paid" },
+      { entity: "order", from: "paid", to: "ticketed" },
+    ]);
+    const issued = await db().select().from(tickets).where(eq(tickets.orderId, order.orderId));
+    expect(issued).toHaveLength(2);
+    const stored = await db().select().from(paymentEvents).where(eq(paymentEvents.providerEventId, result.attempts[0]!.eventId));
+    expect(stored).toHaveLength(1);
+    // Seats are sold in Postgres and in Redis; each ticket code verifies offline with the public key alone.
+    const items = await db().select().from(lineItems).where(eq(lineItems.orderId, order.orderId));
+    expect(items.map((i) => i.status)).toEqual(["sold", "sold"]);
+    expect((await readHold(show.eventId, order.holdId))!.status).toBe("sold");
+    const publicKey = ticketKeys(env().TICKET_SIGNING_SECRET).publicKeyPem;
+    for (const t of issued) expect((await verifyTicketCode(t.code, publicKey)).ticketId).toBe(t.id);
+  });
+
+  it("the browser's return racing the webhook → one transition, one set of tickets", async () => {
+    const { order, checkoutId } = await orderWithCheckout([20, 21]);
+    await psp.setCheckoutFaults(checkoutId, { duplicate: 1 });
+    await psp.approve(checkoutId);
+    await Promise.all([
+      deliverAll(checkoutId),
+      syncOrderPayment(db(), order.orderId, { actor: "return:test", reason: "browser return" }),
+      syncOrderPayment(db(), order.orderId, { actor: "return:test", reason: "second tab" }),
+    ]);
+    const log = await transitions(order.orderId);
+    expect(log.filter((l) => l.to === "paid")).toHaveLength(1);
+    expect(log.filter((l) => l.to === "ticketed")).toHaveLength(1);
+    expect(log.filter((l) => l.entity === "payment")).toHaveLength(1);
+    expect(await db().select().from(tickets).where(eq(tickets.orderId, order.orderId))).toHaveLength(2);
+  });
+
+  it("a capture whose amount differs from the order → not paid, discrepancy recorded", async () => {
+    const [fan] = await makeFans(db(), 1);
+    const order = await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [30] } });
+    // The PSP session charges 1 cent less than the order's total (2,900).
+    const session = await provider.createCheckoutSession({
+      orderId: order.orderId,
+      amountMinor: order.totalMinor - 1,
+      currency: order.currency,
+      description: "tampered",
+      expiresAt: order.holdExpiresAt,
+      returnUrl: "http://localhost/return",
+      idempotencyKey: `${order.orderId}:tampered`,
+    });
+    await db().insert(payments).values({ id: newId("pay"), orderId: order.orderId, provider: "sandbox", checkoutSessionId: session.id, amountMinor: order.totalMinor, currency: order.currency });
+    await psp.approve(session.id);
+    await deliverAll(session.id);
+    expect((await db().query.orders.findFirst({ where: eq(orders.id, order.orderId) }))!.status).toBe("pending_payment");
+    const found = await db().select().from(discrepancies).where(eq(discrepancies.orderId, order.orderId));
+    expect(found).toHaveLength(1);
+    expect(found[0]!.kind).toBe("amount_mismatch");
+    expect(found[0]!.detail).toMatchObject({ expected: { amountMinor: 2_900 }, received: { amountMinor: 2_899 } });
+    expect(await db().select().from(tickets).where(eq(tickets.orderId, order.orderId))).toEqual([]);
+  });
+
+  it("rejects a bad signature without storing anything", async () => {
+    const body = JSON.stringify({ id: "sbx_evt_forged", type: "payment.captured" });
+    const headers = new Headers({ [psp.SANDBOX_SIGNATURE_HEADER]: `t=${Math.floor(Date.now() / 1000)},v1=${"0".repeat(64)}` });
+    await expect(handleWebhook(db(), provider, body, headers)).rejects.toBeInstanceOf(WebhookSignatureError);
+    await expect(handleWebhook(db(), provider, body, new Headers())).rejects.toBeInstanceOf(WebhookSignatureError);
+    const [n] = await db().select({ n: sql<number>`count(*)::int` }).from(paymentEvents).where(eq(paymentEvents.providerEventId, "sbx_evt_forged"));
+    expect(n!.n).toBe(0);
+  });
+
+  it("a declined payment leaves the order payable and the seats held", async () => {
+    const { order, checkoutId } = await orderWithCheckout([40]);
+    await psp.decline(checkoutId);
+    await deliverAll(checkoutId);
+    const o = (await db().query.orders.findFirst({ where: eq(orders.id, order.orderId) }))!;
+    expect(o.status).toBe("pending_payment");
+    const p = await db().select().from(payments).where(and(eq(payments.orderId, order.orderId), inArray(payments.status, ["declined"])));
+    expect(p).toHaveLength(1);
+    expect((await readHold(show.eventId, order.holdId))!.status).toBe("held");
+  });
+});

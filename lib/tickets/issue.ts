@@ -1,0 +1,46 @@
+/**
+ * Ticket issuance: one ticket per sold line item, each with a signed code (./codes.ts)
+ * that a door scanner verifies offline. Idempotent: running it twice, or from a
+ * webhook and a browser return at once, yields one set of tickets (the unique index on
+ * tickets.line_item_id, and the guarded `paid → ticketed` transition).
+ */
+import { and, asc, eq } from "drizzle-orm";
+import { lineItems, orders, seats, tickets } from "@/db/schema";
+import type { Db } from "@/lib/db";
+import { env } from "@/lib/env";
+import { newId } from "@/lib/ids";
+import { transitionOrder, type TransitionCause } from "@/lib/orders/state-machine";
+import { enqueue } from "@/lib/outbox";
+import { signTicketCode } from "@/lib/tickets/codes";
+
+/**
+ * Issues the tickets of a paid order and moves it to `ticketed`.
+ * @returns the number of tickets the order has afterwards, or 0 when the order is not paid/ticketed.
+ * @throws database errors (the caller or a job retries; nothing half-done survives a rollback).
+ */
+export async function issueTickets(db: Db, orderId: string, cause: TransitionCause): Promise<number> {
+  const order = await db.query.orders.findFirst({ where: eq(orders.id, orderId) });
+  if (!order || (order.status !== "paid" && order.status !== "ticketed")) return 0;
+  const items = await db
+    .select({ id: lineItems.id, seatId: lineItems.seatId, label: seats.label })
+    .from(lineItems)
+    .innerJoin(seats, eq(lineItems.seatId, seats.id))
+    .where(and(eq(lineItems.orderId, orderId), eq(lineItems.status, "sold")))
+    .orderBy(asc(lineItems.id));
+  if (order.status === "ticketed") return items.length;
+  const secret = env().TICKET_SIGNING_SECRET;
+  const rows = await Promise.all(
+    items.map(async (item) => {
+      const id = newId("tkt");
+      const code = await signTicketCode({ ticketId: id, eventId: order.eventId, seatLabel: item.label, orderId }, secret);
+      return { id, orderId, lineItemId: item.id, eventId: order.eventId, seatId: item.seatId, code };
+    }),
+  );
+  await db.transaction(async (tx) => {
+    if (rows.length > 0) await tx.insert(tickets).values(rows).onConflictDoNothing({ target: tickets.lineItemId });
+    if (await transitionOrder(tx, orderId, "paid", "ticketed", cause)) {
+      await enqueue(tx, "order/ticketed", { orderId, eventId: order.eventId }, `order/ticketed:${orderId}`);
+    }
+  });
+  return items.length;
+}
