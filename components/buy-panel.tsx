@@ -27,12 +27,31 @@ export function BuyPanel(props: { eventId: string; slug: string; levels: Level[]
   const [error, setError] = useState<string | null>(null);
   const [pending, startTransition] = useTransition();
   const [open, setOpen] = useState(true);
+  const [turn, setTurn] = useState<{ state: "loading" | "signed-out" | "waiting" | "admitted"; until?: number }>({ state: "loading" });
   useEffect(() => {
     const check = () => setOpen(Date.now() >= new Date(props.onSaleAt).getTime());
-    check();
+    const first = setTimeout(check, 0);
     const id = setInterval(check, 1_000);
-    return () => clearInterval(id);
+    return () => {
+      clearTimeout(first);
+      clearInterval(id);
+    };
   }, [props.onSaleAt]);
+  // Whose turn is it? Asked once (not cacheable, so not polled): admitted fans shop, others queue.
+  useEffect(() => {
+    let cancelled = false;
+    (async () => {
+      const res = await fetch(`/api/events/${props.eventId}/queue/me`);
+      if (cancelled) return;
+      if (res.status === 401) return setTurn({ state: "signed-out" });
+      const me = res.ok ? ((await res.json()) as { state: string; admittedUntil: number | null }) : null;
+      setTurn(me?.state === "admitted" ? { state: "admitted", until: me.admittedUntil ?? undefined } : { state: "waiting" });
+    })();
+    return () => {
+      cancelled = true;
+    };
+  }, [props.eventId]);
+  const queueUrl = `/events/${props.slug}/queue`;
 
   function hold(request: unknown) {
     setError(null);
@@ -40,6 +59,7 @@ export function BuyPanel(props: { eventId: string; slug: string; levels: Level[]
       const result = await holdSeatsAction(props.eventId, request);
       if (result.ok) return router.push(`/orders/${result.orderId}`);
       if (result.signIn) return router.push(`/sign-in?next=${encodeURIComponent(`/events/${props.slug}`)}`);
+      if (result.queue) return router.push(queueUrl);
       setError(result.error);
       setPicked([]);
     });
@@ -55,8 +75,35 @@ export function BuyPanel(props: { eventId: string; slug: string; levels: Level[]
   }
 
   const total = picked.reduce((n, p) => n + (p.level?.priceMinor ?? 0), 0);
+  if (turn.state !== "admitted") {
+    return (
+      <div className="space-y-4" data-testid="buy-panel" data-turn={turn.state}>
+        <div className="flex flex-wrap items-center gap-4 rounded-xl border border-indigo-300/30 bg-indigo-300/5 p-4">
+          {turn.state === "loading" && <p className="text-white/60">Checking your place…</p>}
+          {turn.state === "signed-out" && (
+            <>
+              <p>Sign in to queue for tickets.</p>
+              <a href={`/sign-in?next=${encodeURIComponent(queueUrl)}`} className="rounded bg-indigo-500 px-5 py-2 font-semibold">
+                Sign in
+              </a>
+            </>
+          )}
+          {turn.state === "waiting" && (
+            <>
+              <p>{open ? "Tickets are sold through a waiting room so everyone gets a fair turn." : "Sales have not opened yet. Join the waiting room now: everyone there before the on-sale gets a random place when it opens."}</p>
+              <a href={queueUrl} className="rounded bg-indigo-500 px-5 py-2 font-semibold">
+                {open ? "Join the queue" : "Join the waiting room"}
+              </a>
+            </>
+          )}
+        </div>
+        <SeatMap eventId={props.eventId} />
+      </div>
+    );
+  }
   return (
-    <div className="space-y-4" data-testid="buy-panel">
+    <div className="space-y-4" data-testid="buy-panel" data-turn="admitted">
+      <p className="text-emerald-300">It is your turn — pick your seats{turn.until ? ` before ${new Date(turn.until).toLocaleTimeString()}` : ""}.</p>
       <div className="flex gap-2">
         {(["best", "map"] as const).map((m) => (
           <button

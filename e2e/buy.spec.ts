@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { FAN, signIn } from "./helpers";
+import { enterThroughQueue, FAN, signIn } from "./helpers";
 
 /** Clicks the seat with this ordinal on the canvas seat map (positions from the seat-map API). */
 async function clickSeat(page: Page, eventId: string, ordinal: number) {
@@ -12,7 +12,7 @@ async function clickSeat(page: Page, eventId: string, ordinal: number) {
 
 test("a fan picks 2 seats on the map, pays on the sandbox PSP and gets 2 tickets with QR codes", async ({ page }, testInfo) => {
   await signIn(page, FAN, "/events/studio-session");
-  await page.goto("/events/studio-session");
+  await enterThroughQueue(page, "studio-session");
   const id = await page.request
     .get("/events/studio-session")
     .then((r) => r.text())
@@ -53,7 +53,7 @@ test("a fan picks 2 seats on the map, pays on the sandbox PSP and gets 2 tickets
 
 test("best available, and clear words when the per-fan limit is reached", async ({ page }) => {
   await signIn(page, { email: "fan2@stararena.test", password: "fan-demo-2" }, "/events/studio-session");
-  await page.goto("/events/studio-session");
+  await enterThroughQueue(page, "studio-session");
   await page.getByLabel("Seats", { exact: true }).selectOption("4");
   await page.getByRole("button", { name: "Hold the best 4 seats" }).click();
   await expect(page).toHaveURL(/\/orders\/ord_/);

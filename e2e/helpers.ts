@@ -12,3 +12,10 @@ export async function signIn(page: Page, account: { email: string; password: str
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page.getByTestId("signed-in-as")).toHaveText(account.email);
 }
+
+/** Joins the show's queue and waits until the fan is admitted and back on the event page. */
+export async function enterThroughQueue(page: Page, slug: string) {
+  await page.goto(`/events/${slug}/queue`);
+  await page.waitForURL(new RegExp(`/events/${slug}\\?admitted=1`), { timeout: 30_000 });
+  await expect(page.getByTestId("buy-panel")).toHaveAttribute("data-turn", "admitted");
+}

@@ -15,6 +15,7 @@ import { enqueue } from "@/lib/outbox";
 import type { PaymentSnapshot } from "@/lib/payments/provider";
 import { recordDiscrepancy } from "@/lib/reconciliation/discrepancies";
 import { issueTickets } from "@/lib/tickets/issue";
+import { freeSlot } from "@/lib/waiting-room/queue";
 
 /** What {@link recordCapture} concluded. */
 export type CaptureOutcome =
@@ -115,6 +116,8 @@ export async function recordCapture(db: Db, provider: string, snapshot: PaymentS
   if (outcome === "paid" || outcome === "already_paid") {
     await confirmInRedis(order.eventId, order.holdId);
     await issueTickets(db, order.id, cause);
+    // The fan bought: their admission slot goes to the next fan in the queue.
+    if (outcome === "paid") await freeSlot(db, order.eventId, order.fanId);
   }
   return outcome;
 }

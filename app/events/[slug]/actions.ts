@@ -1,14 +1,19 @@
 "use server";
-/** Server actions of the event page: hold seats (explicit or best available) for the signed-in fan. */
+/** Server actions of the event page: hold seats (explicit or best available) for the signed-in, admitted fan. */
+import { cookies } from "next/headers";
 import { z } from "zod";
 import { getSessionUser } from "@/lib/auth/session";
 import { db } from "@/lib/db";
 import { eventIdSchema } from "@/lib/http";
 import { InventoryError } from "@/lib/inventory/errors";
 import { holdRequestSchema, placeOrder } from "@/lib/orders/place-order";
+import { assertAdmitted } from "@/lib/waiting-room/admission";
+import { enforceLimit, RateLimitedError } from "@/lib/waiting-room/limits";
+import { extendSlot } from "@/lib/waiting-room/queue";
+import { admissionCookieName, AdmissionTokenError } from "@/lib/waiting-room/token";
 
-/** `{ ok: true, orderId }` or `{ ok: false, error }` with a message for the fan. */
-export type HoldResult = { ok: true; orderId: string } | { ok: false; error: string; signIn?: boolean };
+/** `{ ok: true, orderId }` or `{ ok: false, error }` with a message for the fan; `queue` when they must (re)join the queue. */
+export type HoldResult = { ok: true; orderId: string } | { ok: false; error: string; signIn?: boolean; queue?: boolean };
 
 export async function holdSeatsAction(eventId: unknown, request: unknown): Promise<HoldResult> {
   const user = await getSessionUser();
@@ -17,12 +22,20 @@ export async function holdSeatsAction(eventId: unknown, request: unknown): Promi
   if (!id.success) return { ok: false, error: "There is no such show." };
   const parsed = holdRequestSchema.safeParse(request);
   if (!parsed.success) return { ok: false, error: parsed.error.issues[0]!.message };
+  const token = (await cookies()).get(admissionCookieName(id.data))?.value;
   try {
-    // Seam for the waiting room: the admission-token check joins `admission` here (issue 4).
-    const order = await placeOrder(db(), { eventId: id.data, fanId: user.id, request: parsed.data });
+    await enforceLimit("hold", user.id);
+    const order = await placeOrder(db(), {
+      eventId: id.data,
+      fanId: user.id,
+      request: parsed.data,
+      admission: (eventId, fanId) => assertAdmitted(eventId, fanId, token),
+    });
+    await extendSlot(db(), id.data, user.id, order.holdExpiresAt.getTime());
     return { ok: true, orderId: order.orderId };
   } catch (error) {
-    if (error instanceof InventoryError) return { ok: false, error: error.message };
+    if (error instanceof AdmissionTokenError) return { ok: false, error: error.message, queue: true };
+    if (error instanceof InventoryError || error instanceof RateLimitedError) return { ok: false, error: error.message };
     if (error instanceof z.ZodError) return { ok: false, error: error.issues[0]!.message };
     throw error;
   }

@@ -1,0 +1,164 @@
+"use client";
+/**
+ * The waiting room as a fan sees it. Joins once (idempotent, so reloads keep the place),
+ * then polls the cheap, CDN-cacheable public status with jitter and compares the
+ * serving counter with the fan's own position; asks for its own status (and the
+ * admission token) only when its turn has come. Backs off on 429 using Retry-After.
+ */
+import { useRouter } from "next/navigation";
+import { useCallback, useEffect, useRef, useState } from "react";
+import { formatCount } from "@/lib/format";
+import type { FanQueueStatus, PublicQueueStatus } from "@/lib/waiting-room/queue";
+
+type Fan = FanQueueStatus & { admissionToken: string | null };
+const jitter = (ms: number) => ms * (0.75 + Math.random() * 0.5);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function call<T>(url: string, init?: RequestInit): Promise<{ ok: true; data: T } | { ok: false; status: number; error: string; retryAfter: number }> {
+  const res = await fetch(url, init);
+  if (res.ok) return { ok: true, data: (await res.json()) as T };
+  const body = (await res.json().catch(() => ({}))) as { error?: string };
+  return { ok: false, status: res.status, error: body.error ?? `Error ${res.status}`, retryAfter: Number(res.headers.get("Retry-After") ?? 0) };
+}
+
+function formatEta(seconds: number): string {
+  if (seconds < 60) return "less than a minute";
+  const m = Math.round(seconds / 60);
+  return m < 60 ? `about ${m} minute${m === 1 ? "" : "s"}` : `about ${Math.floor(m / 60)} h ${m % 60} min`;
+}
+
+export function QueueView(props: { eventId: string; slug: string; name: string; onSaleAt: string; onSaleLabel: string }) {
+  const router = useRouter();
+  const [fan, setFan] = useState<Fan | null>(null);
+  const [pub, setPub] = useState<PublicQueueStatus | null>(null);
+  const [now, setNow] = useState(() => Date.now());
+  const [notice, setNotice] = useState<string | null>(null);
+  const stopped = useRef(false);
+  const base = `/api/events/${props.eventId}/queue`;
+
+  const join = useCallback(
+    async (rejoin = false) => {
+      for (;;) {
+        const r = await call<Fan>(`${base}${rejoin ? "?rejoin=1" : ""}`, { method: "POST" });
+        if (r.ok) return setFan(r.data);
+        if (r.status !== 429) return setNotice(r.error);
+        setNotice(`Lots of fans are joining — retrying in ${r.retryAfter} s. Keep this page open.`);
+        await sleep(jitter(r.retryAfter * 1000));
+      }
+    },
+    [base],
+  );
+
+  useEffect(() => {
+    stopped.current = false;
+    const first = setTimeout(() => void join(), 0);
+    const tick = setInterval(() => setNow(Date.now()), 1_000);
+    return () => {
+      stopped.current = true;
+      clearTimeout(first);
+      clearInterval(tick);
+    };
+  }, [join]);
+
+  // Poll: public status while waiting; our own status when the on-sale passes or our turn comes.
+  useEffect(() => {
+    if (!fan) return;
+    if (fan.state === "admitted") {
+      router.push(`/events/${props.slug}?admitted=1`);
+      return;
+    }
+    if (fan.state === "expired" || fan.state === "none") return;
+    let cancelled = false;
+    (async () => {
+      while (!cancelled && !stopped.current) {
+        if (fan.state === "pre") {
+          const wait = fan.onSaleAt - Date.now();
+          await sleep(Math.max(0, wait) + jitter(1_500));
+          const me = await call<Fan>(`${base}/me`);
+          if (me.ok) return !cancelled && setFan(me.data);
+          await sleep(jitter(me.ok ? 2_000 : Math.max(2, me.retryAfter) * 1000));
+          continue;
+        }
+        const r = await call<PublicQueueStatus>(base);
+        if (cancelled) return;
+        if (r.ok) {
+          setPub(r.data);
+          setNotice(null);
+          if (r.data.servingCounter >= fan.position) {
+            const me = await call<Fan>(`${base}/me`);
+            if (me.ok) return !cancelled && setFan(me.data);
+          }
+          await sleep(jitter(2_500));
+        } else {
+          if (r.status === 429) setNotice(`Busy — checking again in ${r.retryAfter} s. You keep your place.`);
+          await sleep(jitter(Math.max(3, r.retryAfter) * 1000));
+        }
+      }
+    })();
+    return () => {
+      cancelled = true;
+    };
+  }, [fan, base, props.slug, router]);
+
+  const onSaleIn = Math.max(0, Math.ceil((new Date(props.onSaleAt).getTime() - now) / 1000));
+  const serving = pub?.servingCounter ?? fan?.servingCounter ?? 0;
+  const rate = pub?.ratePerMinute ?? fan?.ratePerMinute ?? 0;
+  const paused = pub?.paused ?? fan?.paused ?? false;
+  const ahead = fan && fan.state === "waiting" ? Math.max(0, fan.position - serving - 1) : 0;
+  const progress = fan && fan.position > 0 ? Math.min(1, serving / fan.position) : 0;
+
+  return (
+    <div className="mx-auto max-w-xl space-y-6 text-center" data-testid="queue" data-state={fan?.state ?? "joining"}>
+      <h1 className="text-3xl font-bold">{props.name}</h1>
+      {!fan && <p className="text-white/70">Joining the waiting room…</p>}
+
+      {fan?.state === "pre" && (
+        <div className="space-y-3">
+          <p className="text-lg">You are in the waiting room. Sales open {props.onSaleLabel}.</p>
+          <p className="font-mono text-5xl tabular-nums" data-testid="countdown">
+            {String(Math.floor(onSaleIn / 3600)).padStart(2, "0")}:{String(Math.floor((onSaleIn % 3600) / 60)).padStart(2, "0")}:
+            {String(onSaleIn % 60).padStart(2, "0")}
+          </p>
+          <p className="text-sm text-white/60">
+            Everyone who is here before the on-sale gets a place drawn at random when it opens, so there is no need to refresh. Arriving later puts you at the back.
+          </p>
+        </div>
+      )}
+
+      {fan?.state === "waiting" && (
+        <div className="space-y-4">
+          <p className="text-lg">
+            Your place in line: <span className="font-bold" data-testid="position">{formatCount(fan.position)}</span>
+          </p>
+          <p data-testid="ahead">{ahead === 0 ? "You are next." : `${formatCount(ahead)} fan${ahead === 1 ? "" : "s"} ahead of you`}</p>
+          <div className="h-4 w-full overflow-hidden rounded-full bg-white/10" role="progressbar" aria-valuenow={Math.round(progress * 100)} aria-valuemin={0} aria-valuemax={100}>
+            <div className="h-full bg-indigo-400 transition-all" style={{ width: `${Math.round(progress * 100)}%` }} />
+          </div>
+          <p className="text-sm text-white/70" data-testid="eta">
+            {paused
+              ? "The organizer has paused the queue for a moment. You keep your place."
+              : rate > 0
+                ? `Estimated wait: ${formatEta(((ahead + 1) * 60) / rate)} (letting in ${formatCount(rate)} fans a minute).`
+                : ""}
+          </p>
+          <p className="text-xs text-white/50">Keep this page open; it moves on by itself when it is your turn. Reloading keeps your place.</p>
+        </div>
+      )}
+
+      {fan?.state === "expired" && (
+        <div className="space-y-3">
+          <p>Your turn came and ran out before you held any seats.</p>
+          <button onClick={() => void join(true)} className="rounded bg-indigo-500 px-5 py-2 font-semibold">
+            Join again at the back
+          </button>
+        </div>
+      )}
+      {fan?.state === "admitted" && <p>It is your turn! Taking you to seat selection…</p>}
+      {notice && (
+        <p role="status" className="text-amber-200">
+          {notice}
+        </p>
+      )}
+    </div>
+  );
+}

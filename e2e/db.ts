@@ -1,0 +1,35 @@
+/**
+ * Direct access to the e2e server's database (stararena_e2e) for setting up scenarios the
+ * UI cannot create yet. Uses the app's own lib functions.
+ */
+const base = new URL(process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/stararena");
+base.pathname = "/stararena_e2e";
+process.env.DATABASE_URL = base.toString();
+
+import { eq } from "drizzle-orm";
+import { user } from "@/db/schema";
+import { closeDb, db } from "@/lib/db";
+import { createEvent } from "@/lib/events/create";
+import { findVenueBySlug } from "@/lib/venues/store";
+
+/** Creates a published 50-seat studio show whose on-sale opens `inSeconds` from now. */
+export async function createQueueShow(opts: { slug: string; inSeconds: number; ratePerMinute: number; activeCap: number }): Promise<string> {
+  const venue = (await findVenueBySlug(db(), "the-studio"))!;
+  const organizer = (await db().query.user.findFirst({ where: eq(user.email, "organizer@stararena.test") }))!;
+  const now = Date.now();
+  const { eventId } = await createEvent(db(), {
+    venueId: venue.id,
+    organizerId: organizer.id,
+    name: "Queue Rehearsal",
+    slug: opts.slug,
+    status: "published",
+    startsAt: new Date(now + 7 * 86_400_000),
+    onSaleAt: new Date(now + opts.inSeconds * 1000),
+    timeZone: venue.timeZone,
+    admissionRatePerMinute: opts.ratePerMinute,
+    activeCap: opts.activeCap,
+    priceLevels: [{ name: "Standard", priceMinor: 3_000, currency: "EUR", color: "#0d9488", seats: [{}] }],
+  });
+  await closeDb();
+  return eventId;
+}

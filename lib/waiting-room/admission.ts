@@ -1,0 +1,26 @@
+/**
+ * The hold path's admission check and the cookie that carries the token. Once the
+ * on-sale has passed, the queue is active and every hold needs a valid admission token
+ * for this fan and event (DESIGN.md, "Admission token").
+ */
+import type { Db } from "@/lib/db";
+import { fanQueueStatus, type FanQueueStatus } from "@/lib/waiting-room/queue";
+import { issueAdmissionToken, verifyAdmissionToken } from "@/lib/waiting-room/token";
+
+/**
+ * Throws unless `token` admits `fanId` to `eventId` now.
+ * @throws {AdmissionTokenError} 401/403 with a message for the fan.
+ */
+export async function assertAdmitted(eventId: string, fanId: string, token: string | undefined, now = Date.now()): Promise<void> {
+  await verifyAdmissionToken(token, { fanId, eventId, now });
+}
+
+/**
+ * The fan's queue status plus, when admitted, a freshly signed token valid until the slot frees.
+ */
+export async function statusWithToken(db: Db, eventId: string, fanId: string, status?: FanQueueStatus): Promise<FanQueueStatus & { admissionToken: string | null }> {
+  const s = status ?? (await fanQueueStatus(db, eventId, fanId));
+  const admissionToken =
+    s.state === "admitted" && s.admittedUntil ? await issueAdmissionToken({ fanId, eventId, position: s.position, expiresAt: s.admittedUntil }) : null;
+  return { ...s, admissionToken };
+}

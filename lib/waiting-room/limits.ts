@@ -1,0 +1,45 @@
+/**
+ * Rate limits (@upstash/ratelimit, in Redis so every instance shares them):
+ * join and status per IP, hold per fan. Throttled callers get 429 with Retry-After —
+ * never a 5xx. Limits are per the figures below; a CDN in front absorbs most status polls.
+ */
+import { Ratelimit } from "@upstash/ratelimit";
+import { globalKey, redis } from "@/lib/redis";
+
+type Limiter = { limit: (id: string) => Promise<{ success: boolean; reset: number }> };
+let cached: Record<"join" | "status" | "hold", Limiter> | undefined;
+
+function limiters() {
+  cached ??= {
+    /** 10 joins per 10 s per IP (a join is idempotent; more is a script). */
+    join: new Ratelimit({ redis: redis(), limiter: Ratelimit.slidingWindow(10, "10 s"), prefix: globalKey("rl", "join"), analytics: false }),
+    /** 60 public status reads per 10 s per IP (the page polls every ~2–3 s; many fans may share an IP). */
+    status: new Ratelimit({ redis: redis(), limiter: Ratelimit.slidingWindow(60, "10 s"), prefix: globalKey("rl", "status"), analytics: false }),
+    /** 10 hold attempts per 10 s per fan. */
+    hold: new Ratelimit({ redis: redis(), limiter: Ratelimit.slidingWindow(10, "10 s"), prefix: globalKey("rl", "hold"), analytics: false }),
+  };
+  return cached;
+}
+
+/** A throttled request: how long to wait (whole seconds, ≥ 1). */
+export class RateLimitedError extends Error {
+  readonly status = 429;
+  constructor(readonly retryAfterSeconds: number) {
+    super(`Too many requests. Please wait ${retryAfterSeconds} second${retryAfterSeconds === 1 ? "" : "s"} and try again.`);
+    this.name = "RateLimitedError";
+  }
+}
+
+/**
+ * Counts one request of `kind` for `id` (an IP or a fan id).
+ * @throws {RateLimitedError} when over the limit.
+ */
+export async function enforceLimit(kind: "join" | "status" | "hold", id: string, now = Date.now()): Promise<void> {
+  const r = await limiters()[kind].limit(id);
+  if (!r.success) throw new RateLimitedError(Math.max(1, Math.ceil((r.reset - now) / 1000)));
+}
+
+/** The caller's IP as the edge reports it (first X-Forwarded-For entry), or "unknown". */
+export function clientIp(headers: Headers): string {
+  return headers.get("x-forwarded-for")?.split(",")[0]?.trim() || headers.get("x-real-ip") || "unknown";
+}

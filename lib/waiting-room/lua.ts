@@ -1,0 +1,113 @@
+/**
+ * The waiting room's Lua. Keys of one event (hash tag shared with its inventory):
+ *   cfg    HASH  onSaleAt (ms), rate (fans/min), cap (active), paused (0/1), ttl (ms, admission window)
+ *   pre    ZSET  pre-queue: fanId scored by a random number fixed at join (rank = position after the on-sale)
+ *   pos    HASH  fanId → position for fans who joined after the on-sale (or rejoined)
+ *   st     HASH  serving (serving counter), last (ms, rate accounting), tail (joins after the on-sale)
+ *   slots  ZSET  active admissions: position scored by when the slot frees (ms)
+ *   adm    ZSET  admissions in the last minute: position scored by admission time (rate cap)
+ *
+ * Admission is lazy: every script first advances the serving counter for the time that
+ * passed — at most `rate` admissions in any trailing minute, never more than `cap`
+ * active slots, never past the queue's end, nothing while paused. Work per call does not
+ * depend on the queue's length (ZCARD, ZCOUNT, and one ZADD per fan admitted now).
+ */
+const ADVANCE = `
+local cfg, pre, pos, st, slots, adm = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+local now = tonumber(ARGV[1])
+local c = redis.call('HMGET', cfg, 'onSaleAt', 'rate', 'cap', 'paused', 'ttl')
+if not c[1] then return {'NO_CONFIG'} end
+local onSaleAt, rate, cap, paused, ttl = tonumber(c[1]), tonumber(c[2]), tonumber(c[3]), c[4] == '1', tonumber(c[5])
+local s = redis.call('HMGET', st, 'serving', 'last', 'tail')
+local serving, last, tail = tonumber(s[1] or '0'), tonumber(s[2] or '0'), tonumber(s[3] or '0')
+local size = redis.call('ZCARD', pre) + tail
+redis.call('ZREMRANGEBYSCORE', slots, '-inf', now)
+redis.call('ZREMRANGEBYSCORE', adm, '-inf', now - 60000)
+local active = redis.call('ZCARD', slots)
+if now >= onSaleAt then
+  if last < onSaleAt then last = onSaleAt end
+  if now - last > 60000 then last = now - 60000 end
+  if paused then
+    last = now
+  else
+    local allowance = math.floor((now - last) * rate / 60000)
+    local n = math.min(allowance, rate - redis.call('ZCARD', adm), cap - active, size - serving)
+    if n < 0 then n = 0 end
+    for p = serving + 1, serving + n do
+      redis.call('ZADD', slots, now + ttl, p)
+      redis.call('ZADD', adm, now, p)
+    end
+    serving = serving + n
+    active = active + n
+    if n == allowance then last = last + n * 60000 / rate else last = now end
+  end
+  redis.call('HSET', st, 'serving', serving, 'last', last)
+end
+`;
+
+/** Public status. ARGV: now → {'OK', serving, size, active, rate, cap, paused, onSaleAt} | {'NO_CONFIG'} */
+export const STATUS = `${ADVANCE}
+return {'OK', serving, size, active, rate, cap, paused and 1 or 0, onSaleAt}
+`;
+
+/** Shared: the fan's position (0 = not in the queue) and, after the on-sale, their state. */
+const FAN = `
+local fan = ARGV[2]
+local p = tonumber(redis.call('HGET', pos, fan) or '0')
+if p == 0 then
+  local r = redis.call('ZRANK', pre, fan)
+  if r then p = r + 1 end
+end
+local function fanReply(tag)
+  local state, slotUntil = 'none', 0
+  if p > 0 then
+    if now < onSaleAt then state = 'pre'
+    elseif p > serving then state = 'waiting'
+    else
+      local score = redis.call('ZSCORE', slots, p)
+      if score then state = 'admitted' slotUntil = tonumber(score) else state = 'expired' end
+    end
+  end
+  local shown = p
+  if state == 'pre' then shown = 0 end
+  return {tag, state, shown, serving, size, rate, paused and 1 or 0, onSaleAt, slotUntil}
+end
+`;
+
+/**
+ * Join (idempotent). ARGV: now fanId randomScore rejoin(0/1)
+ * Before the on-sale: into the pre-queue with the given random score (ZADD NX keeps the first).
+ * After: appended in arrival order. `rejoin` gives a fan whose turn expired a new place at the back.
+ * → {'OK', state, position, serving, size, rate, paused, onSaleAt, slotUntil}
+ */
+export const JOIN = `${ADVANCE}${FAN}
+if p > 0 and not (ARGV[4] == '1' and p <= serving and not redis.call('ZSCORE', slots, p)) then return fanReply('OK') end
+if now < onSaleAt then
+  redis.call('ZADD', pre, 'NX', ARGV[3], fan)
+  p = redis.call('ZRANK', pre, fan) + 1
+else
+  tail = redis.call('HINCRBY', st, 'tail', 1)
+  p = redis.call('ZCARD', pre) + tail
+  redis.call('HSET', pos, fan, p)
+  size = size + 1
+end
+return fanReply('OK')
+`;
+
+/** The fan's own state without joining. ARGV: now fanId → same shape as JOIN. */
+export const FAN_STATUS = `${ADVANCE}${FAN}
+return fanReply('OK')
+`;
+
+/**
+ * Change when the fan's slot frees. ARGV: now fanId untilMs ('0' = free it now).
+ * A later `until` only extends (a hold keeps the fan "shopping" until it ends).
+ * → {'OK', freed(0/1)}
+ */
+export const SET_SLOT = `${ADVANCE}${FAN}
+if p == 0 then return {'OK', 0} end
+local untilMs = tonumber(ARGV[3])
+if untilMs == 0 then return {'OK', redis.call('ZREM', slots, p)} end
+redis.call('ZADD', slots, 'XX', 'GT', untilMs, p)
+return {'OK', 0}
+`;

@@ -1,0 +1,181 @@
+/**
+ * The waiting room (DESIGN.md, "Waiting room"): join, public status, the fan's own
+ * status, slots, and the organizer's live controls. All state is in Redis under the
+ * event's hash tag; the configuration comes from Postgres and is re-synced when Redis
+ * has lost it. Time is injected (`now`, ms) so admission can be tested without sleeping.
+ */
+import { randomInt } from "node:crypto";
+import { eq } from "drizzle-orm";
+import { events } from "@/db/schema";
+import type { Db } from "@/lib/db";
+import { eventKey, redis } from "@/lib/redis";
+import { FAN_STATUS, JOIN, SET_SLOT, STATUS } from "@/lib/waiting-room/lua";
+
+/** Default admission window: minutes an admitted fan has to start a hold. */
+export const DEFAULT_ADMISSION_MINUTES = 10;
+
+/** A clock in epoch milliseconds. */
+export type Clock = () => number;
+export const systemClock: Clock = () => Date.now();
+
+/** The waiting room's Redis keys for one event, in the order the scripts take them. */
+export function queueKeys(eventId: string): string[] {
+  return ["cfg", "pre", "pos", "st", "slots", "adm"].map((k) => eventKey(eventId, "wr", k));
+}
+
+/** What anyone may see (and a CDN may cache). Counts are positions; rate in fans per minute; instants in ms. */
+export interface PublicQueueStatus {
+  servingCounter: number;
+  queueLength: number;
+  active: number;
+  ratePerMinute: number;
+  activeCap: number;
+  paused: boolean;
+  onSaleAt: number;
+  now: number;
+}
+
+/** The fan's own place. `position` is 0 before the on-sale (the draw happens then) and when not in the queue. */
+export interface FanQueueStatus {
+  state: "none" | "pre" | "waiting" | "admitted" | "expired";
+  position: number;
+  servingCounter: number;
+  queueLength: number;
+  ratePerMinute: number;
+  paused: boolean;
+  onSaleAt: number;
+  /** When the admission slot frees (ms), for admitted fans; the admission token expires then. */
+  admittedUntil: number | null;
+  /** Fans ahead of this one (0 when admitted). */
+  ahead: number;
+  /** Estimated seconds until admission at the current rate, or null when unknown (paused, not in the queue). */
+  etaSeconds: number | null;
+}
+
+/** Raised for an event that has no waiting room (unknown or unpublished). */
+export class NoSuchQueueError extends Error {
+  readonly status = 404;
+  constructor() {
+    super("There is no such show on sale.");
+    this.name = "NoSuchQueueError";
+  }
+}
+
+/** Writes the event's queue configuration from Postgres into Redis. @throws {NoSuchQueueError} */
+export async function syncQueueConfig(db: Db, eventId: string): Promise<void> {
+  const event = await db.query.events.findFirst({ where: eq(events.id, eventId) });
+  if (!event || event.status !== "published") throw new NoSuchQueueError();
+  await redis().hset(queueKeys(eventId)[0]!, {
+    onSaleAt: event.onSaleAt.getTime(),
+    rate: event.admissionRatePerMinute,
+    cap: event.activeCap,
+    paused: 0,
+    ttl: DEFAULT_ADMISSION_MINUTES * 60_000,
+  });
+}
+
+/** Runs a queue script; syncs the configuration from Postgres once if Redis lost it. */
+async function run(db: Db, script: string, eventId: string, args: (string | number)[]): Promise<(string | number)[]> {
+  const exec = () => redis().createScript<(string | number)[]>(script).exec(queueKeys(eventId), args.map(String));
+  let reply = await exec();
+  if (reply[0] === "NO_CONFIG") {
+    await syncQueueConfig(db, eventId);
+    reply = await exec();
+  }
+  return reply;
+}
+
+function toFanStatus(r: (string | number)[], now: number): FanQueueStatus {
+  const [, state, position, serving, size, rate, paused, onSaleAt, slotUntil] = r;
+  const p = Number(position);
+  const s = Number(serving);
+  const ahead = state === "waiting" ? Math.max(0, p - s - 1) : 0;
+  const r2 = Number(rate);
+  return {
+    state: state as FanQueueStatus["state"],
+    position: p,
+    servingCounter: s,
+    queueLength: Number(size),
+    ratePerMinute: r2,
+    paused: Number(paused) === 1,
+    onSaleAt: Number(onSaleAt),
+    admittedUntil: state === "admitted" ? Number(slotUntil) : null,
+    ahead,
+    etaSeconds:
+      state === "waiting" && Number(paused) !== 1 ? Math.ceil(((ahead + 1) * 60) / r2) : state === "pre" ? Math.max(0, Math.ceil((Number(onSaleAt) - now) / 1000)) : null,
+  };
+}
+
+/**
+ * Joins the fan to the event's queue, or returns their existing place (idempotent: reload,
+ * new tab, another device). Before the on-sale the fan enters the pre-queue with a random
+ * rank drawn now, server-side (I7); after it, the fan is appended in arrival order.
+ * @param opts.rejoin a fan whose turn expired gets a new place at the back.
+ */
+export async function joinQueue(db: Db, eventId: string, fanId: string, opts: { now?: number; rejoin?: boolean } = {}): Promise<FanQueueStatus> {
+  const now = opts.now ?? Date.now();
+  // 48 random bits: ties between 10^6 fans are vanishingly rare, and ZSET breaks them by member.
+  const score = randomInt(0, 2 ** 48 - 1);
+  return toFanStatus(await run(db, JOIN, eventId, [now, fanId, score, opts.rejoin ? 1 : 0]), now);
+}
+
+/** The fan's own place without joining. */
+export async function fanQueueStatus(db: Db, eventId: string, fanId: string, now = Date.now()): Promise<FanQueueStatus> {
+  return toFanStatus(await run(db, FAN_STATUS, eventId, [now, fanId]), now);
+}
+
+/** The public status: constant Redis work whatever the queue's length. */
+export async function publicQueueStatus(db: Db, eventId: string, now = Date.now()): Promise<PublicQueueStatus> {
+  const [, serving, size, active, rate, cap, paused, onSaleAt] = await run(db, STATUS, eventId, [now]);
+  return {
+    servingCounter: Number(serving),
+    queueLength: Number(size),
+    active: Number(active),
+    ratePerMinute: Number(rate),
+    activeCap: Number(cap),
+    paused: Number(paused) === 1,
+    onSaleAt: Number(onSaleAt),
+    now,
+  };
+}
+
+/** Keeps the fan's slot busy until `untilMs` (a hold in progress). Never shortens it. */
+export async function extendSlot(db: Db, eventId: string, fanId: string, untilMs: number, now = Date.now()): Promise<void> {
+  await run(db, SET_SLOT, eventId, [now, fanId, untilMs]);
+}
+
+/** Frees the fan's slot now (they bought, or left). @returns true when a slot was freed. */
+export async function freeSlot(db: Db, eventId: string, fanId: string, now = Date.now()): Promise<boolean> {
+  const [, freed] = await run(db, SET_SLOT, eventId, [now, fanId, 0]);
+  return Number(freed) === 1;
+}
+
+/** The organizer's live controls. Rate in fans per minute; cap in fans. */
+export interface QueueControls {
+  paused?: boolean;
+  ratePerMinute?: number;
+  activeCap?: number;
+}
+
+/**
+ * Applies controls at once: Redis (what admission reads) and Postgres (the record; rate and cap).
+ * @throws {NoSuchQueueError}
+ */
+export async function setQueueControls(db: Db, eventId: string, controls: QueueControls, now = Date.now()): Promise<PublicQueueStatus> {
+  await publicQueueStatus(db, eventId, now); // settle admissions owed under the old settings first
+  const patch: Record<string, number> = {};
+  if (controls.paused !== undefined) patch.paused = controls.paused ? 1 : 0;
+  if (controls.ratePerMinute !== undefined) patch.rate = controls.ratePerMinute;
+  if (controls.activeCap !== undefined) patch.cap = controls.activeCap;
+  if (controls.ratePerMinute !== undefined || controls.activeCap !== undefined) {
+    await db
+      .update(events)
+      .set({
+        ...(controls.ratePerMinute !== undefined ? { admissionRatePerMinute: controls.ratePerMinute } : {}),
+        ...(controls.activeCap !== undefined ? { activeCap: controls.activeCap } : {}),
+      })
+      .where(eq(events.id, eventId));
+  }
+  if (Object.keys(patch).length > 0) await redis().hset(queueKeys(eventId)[0]!, patch);
+  return publicQueueStatus(db, eventId, now);
+}

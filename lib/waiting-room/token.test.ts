@@ -1,0 +1,75 @@
+/** Admission tokens: each bad case refused with the right status and a clear message. */
+import { SignJWT } from "jose";
+import { afterAll, describe, expect, it } from "vitest";
+import { closeRedis } from "@/lib/redis";
+import { enforceLimit, RateLimitedError } from "@/lib/waiting-room/limits";
+import { AdmissionTokenError, issueAdmissionToken, verifyAdmissionToken } from "@/lib/waiting-room/token";
+
+afterAll(async () => {
+  await closeRedis();
+});
+
+const now = Date.UTC(2027, 0, 1, 12, 0, 0);
+const valid = () => issueAdmissionToken({ fanId: "usr_a", eventId: "evt_one", position: 7, expiresAt: now + 600_000, now });
+
+async function refusal(token: string | undefined, expected: { fanId: string; eventId: string; now?: number }) {
+  const error = await verifyAdmissionToken(token, { now, ...expected }).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(AdmissionTokenError);
+  return error as AdmissionTokenError;
+}
+
+describe("admission tokens", () => {
+  it("admit the fan they were issued to, for their event, until they expire", async () => {
+    expect(await verifyAdmissionToken(await valid(), { fanId: "usr_a", eventId: "evt_one", now: now + 599_000 })).toEqual({ position: 7 });
+  });
+
+  it("missing → 401", async () => {
+    const e = await refusal(undefined, { fanId: "usr_a", eventId: "evt_one" });
+    expect([e.status, e.reason]).toEqual([401, "missing"]);
+    expect(e.message).toMatch(/join the queue/);
+  });
+
+  it("forged (signed with another key, tampered, or garbage) → 401", async () => {
+    const other = await new SignJWT({ evt: "evt_one", pos: 1 })
+      .setProtectedHeader({ alg: "HS256" })
+      .setIssuer("stararena/waiting-room")
+      .setSubject("usr_a")
+      .setExpirationTime(Math.floor(now / 1000) + 600)
+      .sign(new TextEncoder().encode("x".repeat(32)));
+    const token = await valid();
+    const [h, p, sig] = token.split(".");
+    const tampered = `${h}.${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(p!, "base64url").toString()), sub: "usr_b" })).toString("base64url")}.${sig}`;
+    for (const bad of [other, tampered, "not-a-token", `${h}.${p}.`]) {
+      const e = await refusal(bad, { fanId: "usr_a", eventId: "evt_one" });
+      expect([e.status, e.reason]).toEqual([401, "forged"]);
+    }
+  });
+
+  it("expired → 401 with a message to rejoin", async () => {
+    const e = await refusal(await valid(), { fanId: "usr_a", eventId: "evt_one", now: now + 601_000 });
+    expect([e.status, e.reason]).toEqual([401, "expired"]);
+    expect(e.message).toMatch(/Join the queue again/);
+  });
+
+  it("another fan's → 403; another event's → 403", async () => {
+    const fan = await refusal(await valid(), { fanId: "usr_b", eventId: "evt_one" });
+    expect([fan.status, fan.reason]).toEqual([403, "other_fan"]);
+    const event = await refusal(await valid(), { fanId: "usr_a", eventId: "evt_two" });
+    expect([event.status, event.reason]).toEqual([403, "other_event"]);
+  });
+});
+
+describe("rate limits", () => {
+  it("the 11th hold attempt within 10 s is refused with a Retry-After of 1–10 s", async () => {
+    const fan = `usr_rl${Date.now()}`;
+    for (let i = 0; i < 10; i++) await enforceLimit("hold", fan);
+    const error = await enforceLimit("hold", fan).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    const r = error as RateLimitedError;
+    expect(r.status).toBe(429);
+    expect(r.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(r.retryAfterSeconds).toBeLessThanOrEqual(10);
+    // Another fan is not affected.
+    await expect(enforceLimit("hold", `${fan}x`)).resolves.toBeUndefined();
+  });
+});
