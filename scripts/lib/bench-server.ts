@@ -1,0 +1,94 @@
+/**
+ * Benchmark harness: a production server of this checkout on its own database and Redis
+ * key prefix (freshly migrated and seeded), and autocannon runs against it.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import autocannon from "autocannon";
+import { buildIfNeeded, clearRenderedPages } from "./build";
+import { dropDatabase, ensureDatabase, runMigrations } from "@/db/migrate";
+import { seedDemo } from "@/db/seed";
+import { closeDb, db } from "@/lib/db";
+
+/** A running bench server. */
+export interface BenchServer {
+  url: string;
+  databaseUrl: string;
+  stop(): Promise<void>;
+}
+
+/** Builds if needed, prepares `stararena_bench`, starts `next start` on `port` and waits until it is healthy. */
+export async function startBenchServer(port: number, log: (s: string) => void): Promise<BenchServer> {
+  const base = new URL(process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/stararena");
+  base.pathname = "/stararena_bench";
+  const databaseUrl = base.toString();
+  process.env.DATABASE_URL = databaseUrl;
+  log("preparing database stararena_bench (drop, migrate, seed)…");
+  await dropDatabase(databaseUrl);
+  await ensureDatabase(databaseUrl);
+  await runMigrations(databaseUrl);
+  await seedDemo(db(), { onSaleDelayMinutes: 0 });
+  await closeDb();
+  buildIfNeeded(log);
+  clearRenderedPages();
+  const url = `http://127.0.0.1:${port}`;
+  const child: ChildProcess = spawn("npx", ["next", "start", "-p", String(port), "-H", "127.0.0.1"], {
+    stdio: "ignore",
+    env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_KEY_PREFIX: `bench:${Date.now().toString(36)}:`, APP_URL: url, PORT: String(port), SANDBOX_PSP_DISPATCHER: "0" },
+    detached: true,
+  });
+  for (let i = 0; i < 120; i++) {
+    const ok = await fetch(`${url}/api/health`).then((r) => r.ok, () => false);
+    if (ok) break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  log(`server up at ${url}`);
+  return {
+    url,
+    databaseUrl,
+    async stop() {
+      if (child.pid) process.kill(-child.pid, "SIGTERM");
+    },
+  };
+}
+
+/** One autocannon run's figures: requests per second (mean over the run) and latency percentiles (ms). */
+export interface RunResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** Runs autocannon for `seconds` with `connections`; `setup` may rewrite each request (headers, path, body). */
+export async function load(opts: {
+  url: string;
+  method?: "GET" | "POST";
+  seconds: number;
+  connections: number;
+  headers?: Record<string, string>;
+  setupRequest?: (req: { headers?: Record<string, string>; path?: string; method?: string; body?: string }) => typeof req;
+}): Promise<RunResult> {
+  const result = await autocannon({
+    url: opts.url,
+    method: opts.method ?? "GET",
+    duration: opts.seconds,
+    connections: opts.connections,
+    headers: opts.headers,
+    requests: opts.setupRequest ? [{ setupRequest: opts.setupRequest as never }] : undefined,
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
+}
+
+/** Median of numbers. */
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
