@@ -33,6 +33,6 @@ export default defineConfig({
     timeout: 240_000,
     reuseExistingServer: false,
     stdout: "pipe",
-    env: { E2E_PORT: String(port) },
+    env: { E2E_PORT: String(port), SANDBOX_PSP_ENABLED: "1" },
   },
 });

@@ -115,7 +115,7 @@ export async function seedDemo(db: Db, opts: { onSaleDelayMinutes: number; now?:
       organizerId,
       slug: TEST_EVENT_SLUG,
       name: "Studio Session — Acoustic Night",
-      description: "An intimate acoustic set for 50 people. Used by the tests.",
+      description: "An intimate acoustic set for 50 people, five rows from the stage.",
       status: "published",
       startsAt: new Date(now.getTime() + 30 * DAY),
       onSaleAt: new Date(now.getTime() - 60_000),

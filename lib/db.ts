@@ -45,3 +45,10 @@ export async function closeDb(): Promise<void> {
   globalForDb.__stararenaDb = undefined;
   await cached?.sql.end({ timeout: 5 });
 }
+
+/** The constraint name of a unique violation (SQLSTATE 23505) anywhere in an error's cause chain, else undefined. */
+export function uniqueViolation(error: unknown): string | undefined {
+  let e = error as { code?: string; constraint_name?: string; cause?: unknown } | undefined;
+  while (e && e.code !== "23505" && e.cause) e = e.cause as typeof e;
+  return e?.code === "23505" ? (e.constraint_name ?? "unknown") : undefined;
+}

@@ -8,6 +8,7 @@ import { buildIfNeeded, clearRenderedPages } from "./lib/build";
 import { dropDatabase, ensureDatabase, runMigrations } from "@/db/migrate";
 import { seedDemo } from "@/db/seed";
 import { closeDb, db } from "@/lib/db";
+import { deleteKeys } from "./lib/redis-keys";
 
 const port = process.env.E2E_PORT ?? "3100";
 const base = new URL(process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/stararena");
@@ -15,13 +16,15 @@ base.pathname = "/stararena_e2e";
 const databaseUrl = base.toString();
 Object.assign(process.env, {
   DATABASE_URL: databaseUrl,
-  REDIS_KEY_PREFIX: `e2e:${Date.now().toString(36)}:`,
+  REDIS_KEY_PREFIX: "e2e:",
   APP_URL: `http://127.0.0.1:${port}`,
   PORT: port,
   DEMO_ONSALE_DELAY_MINUTES: "5",
 });
 
+// A fresh start: the previous run's database and Redis keys go.
 await dropDatabase(databaseUrl);
+await deleteKeys(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "e2e:*");
 await ensureDatabase(databaseUrl);
 await runMigrations(databaseUrl);
 await seedDemo(db(), { onSaleDelayMinutes: 5 });

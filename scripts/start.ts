@@ -33,12 +33,13 @@ async function prepare() {
     log("▶ database is empty: seeding the demo arena and shows");
     const seeded = await seedDemo(db(), { onSaleDelayMinutes: e.DEMO_ONSALE_DELAY_MINUTES });
     for (const line of seeded.created) log(`  ${line}`);
-    clearRenderedPages();
   }
   await closeDb();
   if (!dev) {
     log("▶ build");
     buildIfNeeded(log);
+    // Pages rendered on demand by an earlier server may hold another database's data.
+    clearRenderedPages();
   }
   return e;
 }

@@ -5,15 +5,16 @@
  * "tests: N passed, M failed", and exits non-zero when any step fails.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 
-type Step = { name: string; cmd: string; args: string[]; env?: NodeJS.ProcessEnv };
+type Step = { name: string; cmd: string; args: string[]; env?: Record<string, string> };
 const steps: Step[] = [
   { name: "lint", cmd: "npx", args: ["eslint", "."] },
   { name: "typecheck", cmd: "npm", args: ["run", "typecheck", "--silent"] },
   { name: "unit + integration (vitest)", cmd: "npx", args: ["vitest", "run", "--reporter=default", "--reporter=json", "--outputFile.json=test-results/vitest.json"] },
-  { name: "build (next build)", cmd: "npx", args: ["next", "build"], env: { NODE_ENV: "production" } },
-  { name: "e2e (playwright, chromium)", cmd: "npx", args: ["playwright", "test"] },
+  // Tests build into their own folder so a running `npm start` keeps serving its .next.
+  { name: "build (next build)", cmd: "npx", args: ["next", "build"], env: { NODE_ENV: "production", NEXT_DIST_DIR: ".next-test" } },
+  { name: "e2e (playwright, chromium)", cmd: "npx", args: ["playwright", "test"], env: { NEXT_DIST_DIR: ".next-test" } },
 ];
 
 mkdirSync("test-results", { recursive: true });
@@ -36,6 +37,8 @@ function countPlaywright() {
   failed += r.stats.unexpected;
 }
 
+rmSync("test-results/vitest.json", { force: true });
+rmSync("test-results/playwright.json", { force: true });
 for (const [i, step] of steps.entries()) {
   if (step.name.startsWith("e2e") && failedSteps.some((s) => s.startsWith("build"))) {
     console.log(`\n■ [${i + 1}/${steps.length}] ${step.name}: skipped, the build failed`);
@@ -46,9 +49,14 @@ for (const [i, step] of steps.entries()) {
   const r = spawnSync(step.cmd, step.args, { stdio: "inherit", env: { ...process.env, ...step.env } });
   const ok = r.status === 0;
   console.log(`■ ${step.name}: ${ok ? "ok" : "FAILED"} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+  const failedBefore = failed;
   if (step.name.startsWith("unit")) countVitest();
   if (step.name.startsWith("e2e")) countPlaywright();
-  if (!ok) failedSteps.push(step.name);
+  if (!ok) {
+    failedSteps.push(step.name);
+    // A step that failed without a failing test (lint, types, build, a server that would not start) still counts.
+    if (failed === failedBefore) failed += 1;
+  }
 }
 
 console.log(`\n■ done in ${((Date.now() - started) / 1000).toFixed(0)} s${failedSteps.length ? `; failed steps: ${failedSteps.join(", ")}` : ""}`);

@@ -13,7 +13,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import { eventSeats, events, lineItems, orders, orderTransitions, priceLevels, seats } from "@/db/schema";
-import type { Db } from "@/lib/db";
+import { uniqueViolation, type Db } from "@/lib/db";
 import { newId } from "@/lib/ids";
 import { FanLimitError, InventoryError, InventoryNotReadyError, NotOnSaleError, SeatsTakenError, UnknownSeatError } from "@/lib/inventory/errors";
 import { holdInRedis, releaseInRedis, type HoldRequest } from "@/lib/inventory/hold";
@@ -167,9 +167,3 @@ async function writeOrder(
   };
 }
 
-/** The constraint name of a unique violation (23505) anywhere in an error's cause chain. */
-export function uniqueViolation(error: unknown): string | undefined {
-  let e = error as { code?: string; constraint_name?: string; cause?: unknown } | undefined;
-  while (e && e.code !== "23505" && e.cause) e = e.cause as typeof e;
-  return e?.code === "23505" ? e.constraint_name : undefined;
-}

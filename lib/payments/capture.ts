@@ -13,6 +13,8 @@ import { confirmInRedis } from "@/lib/inventory/hold";
 import { transitionOrder, transitionPayment, type TransitionCause } from "@/lib/orders/state-machine";
 import { enqueue } from "@/lib/outbox";
 import type { PaymentSnapshot } from "@/lib/payments/provider";
+import { resolveLatePayment } from "@/lib/payments/late-payment";
+import { refundPayment } from "@/lib/payments/refund";
 import { recordDiscrepancy } from "@/lib/reconciliation/discrepancies";
 import { issueTickets } from "@/lib/tickets/issue";
 import { freeSlot } from "@/lib/waiting-room/queue";
@@ -23,8 +25,8 @@ export type CaptureOutcome =
   | "already_paid" // an earlier call did
   | "amount_mismatch"
   | "unknown_checkout"
-  | "late_payment" // the order had expired or was cancelled: handled by the self-repair jobs
-  | "double_capture";
+  | "late_payment" // the order had expired or was cancelled: seats re-claimed, or the payment refunded
+  | "double_capture"; // the order was already paid by another payment: this one refunded
 
 /**
  * Records a captured payment and, when it is the order's, pays the order, confirms the
@@ -96,20 +98,13 @@ export async function recordCapture(db: Db, provider: string, snapshot: PaymentS
           eventId: order.eventId,
           orderId: order.id,
           detail: { kept: other[0]!.id, extra: payment.id, amountMinor: snapshot.amountMinor },
-          action: "extra capture to be refunded",
+          action: "extra capture refunded in full",
+          status: "repaired",
         });
         return "double_capture";
       }
       return "already_paid";
     }
-    await recordDiscrepancy(tx, {
-      key: `late_payment_${payment.id}`,
-      kind: "late_payment",
-      eventId: order.eventId,
-      orderId: order.id,
-      detail: { orderStatus: locked.status, paymentId: payment.id, capturedAt: snapshot.capturedAt },
-      action: "re-claim the seats or refund",
-    });
     return "late_payment";
   });
 
@@ -119,6 +114,8 @@ export async function recordCapture(db: Db, provider: string, snapshot: PaymentS
     // The fan bought: their admission slot goes to the next fan in the queue.
     if (outcome === "paid") await freeSlot(db, order.eventId, order.fanId);
   }
+  if (outcome === "double_capture") await refundPayment(db, payment.id, { ...cause, reason: `second capture for order ${order.id}: refunded (I3)` });
+  if (outcome === "late_payment") await resolveLatePayment(db, payment.id, cause);
   return outcome;
 }
 

@@ -3,7 +3,7 @@
  * so test runs never see each other's (or the app's) data. Both are removed afterwards.
  */
 import type { TestProject } from "vitest/node";
-import IORedis from "ioredis";
+import { deleteKeys } from "@/scripts/lib/redis-keys";
 import { dropDatabase, ensureDatabase, runMigrations } from "@/db/migrate";
 
 declare module "vitest" {
@@ -28,13 +28,6 @@ export default async function setup(project: TestProject) {
 
   return async () => {
     await dropDatabase(databaseUrl);
-    const redis = new IORedis(redisUrl);
-    let cursor = "0";
-    do {
-      const [next, keys] = await redis.scan(cursor, "MATCH", `${redisKeyPrefix}*`, "COUNT", 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.unlink(...keys);
-    } while (cursor !== "0");
-    await redis.quit();
+    await deleteKeys(redisUrl, `${redisKeyPrefix}*`);
   };
 }

@@ -3,6 +3,9 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 
+/** The build folder: `NEXT_DIST_DIR` (tests use their own) or `.next`. */
+export const distDir = () => process.env.NEXT_DIST_DIR || ".next";
+
 const SOURCES = ["app", "components", "lib", "db", "inngest", "public", "next.config.ts", "package-lock.json", "postcss.config.mjs"];
 
 function newestMtime(p: string): number {
@@ -14,9 +17,9 @@ function newestMtime(p: string): number {
   return newest;
 }
 
-/** True when .next has no build or a source file changed after it. */
+/** True when the build folder has no build or a source file changed after it. */
 export function buildIsStale(root = process.cwd()): boolean {
-  const buildId = path.join(root, ".next", "BUILD_ID");
+  const buildId = path.join(root, distDir(), "BUILD_ID");
   if (!existsSync(buildId)) return true;
   const built = statSync(buildId).mtimeMs;
   return SOURCES.some((s) => newestMtime(path.join(root, s)) > built);
@@ -39,5 +42,5 @@ export function buildIfNeeded(log: (line: string) => void, force = false): void 
  * database must not serve them, even stale.
  */
 export function clearRenderedPages(root = process.cwd()): void {
-  rmSync(path.join(root, ".next", "server", "route-cache"), { recursive: true, force: true });
+  rmSync(path.join(root, distDir(), "server", "route-cache"), { recursive: true, force: true });
 }
