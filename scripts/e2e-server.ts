@@ -33,7 +33,11 @@ buildIfNeeded((line) => console.log(line));
 clearRenderedPages();
 
 const app = spawn("npx", ["next", "start", "-p", port, "-H", "127.0.0.1"], { stdio: "inherit", env: process.env });
-const stop = () => app.kill("SIGTERM");
+const worker = spawn("npx", ["tsx", "scripts/worker.ts"], { stdio: "inherit", env: { ...process.env, WORKER_INTERVAL_MS: "1000" } });
+const stop = () => {
+  app.kill("SIGTERM");
+  worker.kill("SIGTERM");
+};
 process.on("SIGINT", stop);
 process.on("SIGTERM", stop);
 app.on("exit", (code) => process.exit(code ?? 0));

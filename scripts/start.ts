@@ -48,10 +48,18 @@ try {
   const e = await prepare();
   log(`▶ serving on ${e.APP_URL} (port ${e.PORT})${dev ? " in development mode" : ""}`);
   const app = spawn("npx", ["next", dev ? "dev" : "start", "-p", String(e.PORT)], { stdio: "inherit" });
-  const stop = () => app.kill("SIGTERM");
+  // The background worker: hold expiry, lost payments, ticket retries, reconciliation (or the outbox relay with Inngest).
+  const worker = spawn("npx", ["tsx", "scripts/worker.ts"], { stdio: "inherit" });
+  const stop = () => {
+    app.kill("SIGTERM");
+    worker.kill("SIGTERM");
+  };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
-  app.on("exit", (code) => process.exit(code ?? 0));
+  app.on("exit", (code) => {
+    worker.kill("SIGTERM");
+    process.exit(code ?? 0);
+  });
 } catch (error) {
   if (error instanceof EnvError || error instanceof ServiceUnavailableError) {
     console.error(`\n✗ ${error.message}\n`);

@@ -26,6 +26,20 @@ export async function settleExpiredHold(db: Db, orderId: string, cause: Transiti
   const order = await db.query.orders.findFirst({ where: eq(orders.id, orderId) });
   if (!order || order.status !== "pending_payment") return "not_pending";
   if (order.holdExpiresAt > now) return "not_due";
+  const outcome = await closePendingOrder(db, orderId, "expired", { ...cause, reason: `${cause.reason}: hold expired at ${order.holdExpiresAt.toISOString()}` });
+  return outcome === "closed" ? "expired" : outcome;
+}
+
+/**
+ * Ends a pending order without a sale — at hold expiry, or when the fan gives the seats
+ * back — but only after asking the PSP and cancelling its open checkouts, so a payment
+ * in progress is never lost: a capture found on the way pays the order instead.
+ * @returns "paid", "closed" (now expired/cancelled), or "not_pending".
+ * @throws {PaymentProviderError} when the PSP cannot be asked (nothing was released; retry later).
+ */
+export async function closePendingOrder(db: Db, orderId: string, to: "expired" | "cancelled", cause: TransitionCause): Promise<"paid" | "closed" | "not_pending"> {
+  const order = await db.query.orders.findFirst({ where: eq(orders.id, orderId) });
+  if (!order || order.status !== "pending_payment") return "not_pending";
   const open = await db.query.payments.findMany({ where: and(eq(payments.orderId, orderId), inArray(payments.status, ["created", "pending"])) });
 
   const askAll = async (): Promise<boolean> => {
@@ -34,7 +48,7 @@ export async function settleExpiredHold(db: Db, orderId: string, cause: Transiti
       if (!provider) continue;
       const snapshot = await provider.retrievePayment(p.checkoutSessionId);
       if (snapshot.status === "captured") {
-        const outcome = await recordCapture(db, provider.name, snapshot, { ...cause, reason: "hold expiry: the PSP reports a capture" });
+        const outcome = await recordCapture(db, provider.name, snapshot, { ...cause, reason: `${cause.reason}: the PSP reports a capture` });
         if (outcome === "paid" || outcome === "already_paid") return true;
       }
       if (snapshot.status === "declined") await recordDecline(db, provider.name, p.checkoutSessionId, cause);
@@ -44,10 +58,10 @@ export async function settleExpiredHold(db: Db, orderId: string, cause: Transiti
   if (await askAll()) return "paid";
   for (const p of open) await paymentProvider(p.provider)?.cancelCheckout(p.checkoutSessionId);
   if (await askAll()) return "paid";
-  const ended = await releaseOrder(db, orderId, "expired", { ...cause, reason: `hold expired at ${order.holdExpiresAt.toISOString()}` });
+  const ended = await releaseOrder(db, orderId, to, cause);
   if (ended) {
     // The checkouts can no longer be paid: close them on our side too (guarded, logged).
-    for (const p of open) await transitionPayment(db, p, p.status, "cancelled", { ...cause, reason: "checkout cancelled at hold expiry" });
+    for (const p of open) await transitionPayment(db, p, p.status, "cancelled", { ...cause, reason: `checkout cancelled: order ${to}` });
   }
-  return ended ? "expired" : "not_pending";
+  return ended ? "closed" : "not_pending";
 }

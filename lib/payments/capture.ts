@@ -21,6 +21,7 @@ import { freeSlot } from "@/lib/waiting-room/queue";
 
 /** What {@link recordCapture} concluded. */
 export type CaptureOutcome =
+  | "not_captured" // the snapshot does not show money taken: nothing done
   | "paid" // this call moved the order to paid
   | "already_paid" // an earlier call did
   | "amount_mismatch"
@@ -35,6 +36,8 @@ export type CaptureOutcome =
  * @param snapshot the PSP's view; its status must be "captured".
  */
 export async function recordCapture(db: Db, provider: string, snapshot: PaymentSnapshot, cause: TransitionCause): Promise<CaptureOutcome> {
+  // Only a real capture counts: a signed message claiming one without a payment is not money.
+  if (snapshot.status !== "captured" || !snapshot.paymentId) return "not_captured";
   const payment = await db.query.payments.findFirst({ where: and(eq(payments.provider, provider), eq(payments.checkoutSessionId, snapshot.checkoutSessionId)) });
   if (!payment) {
     await recordDiscrepancy(db, {
@@ -110,7 +113,11 @@ export async function recordCapture(db: Db, provider: string, snapshot: PaymentS
 
   if (outcome === "paid" || outcome === "already_paid") {
     await confirmInRedis(order.eventId, order.holdId);
-    await issueTickets(db, order.id, cause);
+    // Issuance failing must not undo or block the payment: the order waits in `paid` and the
+    // ticket-issuance job (or the sweep) retries until the tickets exist.
+    await issueTickets(db, order.id, cause).catch((error: unknown) => {
+      console.warn(`ticket issuance for ${order.id} failed; it will be retried`, error instanceof Error ? error.message : error);
+    });
     // The fan bought: their admission slot goes to the next fan in the queue.
     if (outcome === "paid") await freeSlot(db, order.eventId, order.fanId);
   }

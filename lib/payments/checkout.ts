@@ -33,29 +33,35 @@ export async function startCheckout(db: Db, provider: PaymentProvider, input: { 
   if (order.status !== "pending_payment") throw new CheckoutRefusedError(`This order is ${order.status.replace("_", " ")} and cannot be paid.`, 409);
   if (order.holdExpiresAt <= now) throw new CheckoutRefusedError("Your hold has expired, so these seats are back on sale. Pick seats again.", 409);
 
-  const open = await db.query.payments.findFirst({
-    where: and(eq(payments.orderId, order.id), eq(payments.provider, provider.name), inArray(payments.status, ["created", "pending"])),
-    orderBy: desc(payments.createdAt),
-  });
-  const attempts = await db.$count(payments, eq(payments.orderId, order.id));
   const event = (await db.query.events.findFirst({ where: eq(events.id, order.eventId) }))!;
   const seatsCount = await db.$count(lineItems, eq(lineItems.orderId, order.id));
-  // Reuse the open session (same idempotency key) so double clicks do not create two sessions.
-  const idempotencyKey = `${order.id}:checkout:${open ? attempts - 1 : attempts}`;
-  const session = await provider.createCheckoutSession({
-    orderId: order.id,
-    amountMinor: order.totalMinor,
-    currency: order.currency,
-    description: `${seatsCount} ticket${seatsCount === 1 ? "" : "s"} — ${event.name}`,
-    expiresAt: order.holdExpiresAt,
-    returnUrl: `${env().APP_URL}/orders/${order.id}`,
-    idempotencyKey,
+  // One checkout at a time per order: the order row is locked while we look for an open
+  // session, ask the PSP and record it, so a double click cannot open (and pay) two.
+  const session = await db.transaction(async (tx) => {
+    const [locked] = await tx.select().from(orders).where(eq(orders.id, order.id)).for("update");
+    if (locked!.status !== "pending_payment") throw new CheckoutRefusedError(`This order is ${locked!.status.replace("_", " ")} and cannot be paid.`, 409);
+    const open = await tx.query.payments.findFirst({
+      where: and(eq(payments.orderId, order.id), eq(payments.provider, provider.name), inArray(payments.status, ["created", "pending"])),
+      orderBy: desc(payments.createdAt),
+    });
+    const attempts = await tx.$count(payments, eq(payments.orderId, order.id));
+    // Reusing the open session's idempotency key returns that same session.
+    const created = await provider.createCheckoutSession({
+      orderId: order.id,
+      amountMinor: order.totalMinor,
+      currency: order.currency,
+      description: `${seatsCount} ticket${seatsCount === 1 ? "" : "s"} — ${event.name}`,
+      expiresAt: order.holdExpiresAt,
+      returnUrl: `${env().APP_URL}/orders/${order.id}`,
+      idempotencyKey: `${order.id}:checkout:${open ? attempts - 1 : attempts}`,
+    });
+    if (!open || open.checkoutSessionId !== created.id) {
+      await tx
+        .insert(payments)
+        .values({ id: newId("pay"), orderId: order.id, provider: provider.name, checkoutSessionId: created.id, amountMinor: order.totalMinor, currency: order.currency })
+        .onConflictDoNothing();
+    }
+    return created;
   });
-  if (!open || open.checkoutSessionId !== session.id) {
-    await db
-      .insert(payments)
-      .values({ id: newId("pay"), orderId: order.id, provider: provider.name, checkoutSessionId: session.id, amountMinor: order.totalMinor, currency: order.currency })
-      .onConflictDoNothing();
-  }
   return { url: session.url };
 }

@@ -23,7 +23,9 @@ export function paymentProvider(name?: string): PaymentProvider | null {
   const hit = cache.get(wanted);
   if (hit) return hit;
   let created: PaymentProvider | null = null;
-  if (wanted === "sandbox") created = new SandboxProvider();
+  // The sandbox PSP exists only where it is the configured provider: in production with
+  // Stripe, nobody can pay (or sign webhooks) through it.
+  if (wanted === "sandbox" && e.PAYMENT_PROVIDER === "sandbox") created = new SandboxProvider();
   if (wanted === "stripe" && e.STRIPE_SECRET_KEY && e.STRIPE_WEBHOOK_SECRET) {
     created = new StripeProvider({ secretKey: e.STRIPE_SECRET_KEY, webhookSecret: e.STRIPE_WEBHOOK_SECRET });
   }

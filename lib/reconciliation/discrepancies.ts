@@ -15,7 +15,9 @@ export type DiscrepancyKind =
   | "unknown_checkout"
   | "late_payment"
   | "double_capture"
-  | "capture_on_closed_order";
+  | "capture_on_closed_order"
+  | "redis_drift"
+  | "tickets_without_payment";
 
 /**
  * Records a discrepancy once per `key`.

@@ -4,7 +4,7 @@
  * webhook and a browser return at once, yields one set of tickets (the unique index on
  * tickets.line_item_id, and the guarded `paid → ticketed` transition).
  */
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import { lineItems, orders, seats, tickets } from "@/db/schema";
 import type { Db } from "@/lib/db";
 import { env } from "@/lib/env";
@@ -37,6 +37,8 @@ export async function issueTickets(db: Db, orderId: string, cause: TransitionCau
     }),
   );
   await db.transaction(async (tx) => {
+    // Fail fast instead of queueing behind a lock: a job or the sweep retries later.
+    await tx.execute(sql`set local lock_timeout = '2s'`);
     if (rows.length > 0) await tx.insert(tickets).values(rows).onConflictDoNothing({ target: tickets.lineItemId });
     if (await transitionOrder(tx, orderId, "paid", "ticketed", cause)) {
       await enqueue(tx, "order/ticketed", { orderId, eventId: order.eventId }, `order/ticketed:${orderId}`);

@@ -7,7 +7,7 @@ import { db } from "@/lib/db";
 import { paymentProvider } from "@/lib/payments";
 import { CheckoutRefusedError, startCheckout } from "@/lib/payments/checkout";
 import { PaymentProviderError } from "@/lib/payments/provider";
-import { releaseOrder } from "@/lib/orders/release";
+import { closePendingOrder } from "@/lib/orders/expiry";
 import { getFanOrder } from "@/lib/orders/queries";
 
 const orderId = z.string().regex(/^ord_[0-9a-z]{1,32}$/);
@@ -35,6 +35,12 @@ export async function cancelAction(id: unknown): Promise<{ error?: string }> {
   if (!user) return { error: "Sign in first." };
   const parsed = orderId.safeParse(id);
   if (!parsed.success || !(await getFanOrder(db(), parsed.data, user.id))) return { error: "No such order." };
-  const done = await releaseOrder(db(), parsed.data, "cancelled", { actor: `fan:${user.id}`, reason: "fan gave the seats back" });
-  return done ? {} : { error: "This order can no longer be cancelled." };
+  try {
+    const done = await closePendingOrder(db(), parsed.data, "cancelled", { actor: `fan:${user.id}`, reason: "fan gave the seats back" });
+    if (done === "paid") return { error: "Your payment has just gone through, so the seats are yours." };
+    return done === "closed" ? {} : { error: "This order can no longer be cancelled." };
+  } catch (error) {
+    if (error instanceof PaymentProviderError) return { error: "We could not reach the payment provider to stop your payment. Please try again in a moment." };
+    throw error;
+  }
 }

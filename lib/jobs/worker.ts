@@ -1,0 +1,79 @@
+/**
+ * The local worker (DESIGN.md, "Durable jobs"): where no Inngest server is configured it
+ * runs the same repairs as the Inngest functions on a short interval — hold expiry,
+ * payment queries, ticket issuance, late payments — and reconciliation every minute.
+ * Where Inngest is configured it relays the outbox to Inngest instead.
+ * Each pass calls idempotent lib/ functions, so overlapping with webhooks, browser
+ * returns or a second worker is harmless.
+ */
+import type { Db } from "@/lib/db";
+import { env } from "@/lib/env";
+import { markOutboxHandledLocally, relayOutbox, type RelayedEvent } from "@/lib/outbox/relay";
+import { reconcile } from "@/lib/reconciliation/reconcile";
+import { sweep } from "@/lib/reconciliation/sweep";
+
+/** True when an Inngest server (dev or cloud) is configured. */
+export function inngestConfigured(): boolean {
+  const e = env();
+  return Boolean(e.INNGEST_DEV || e.INNGEST_BASE_URL || e.INNGEST_EVENT_KEY);
+}
+
+/** Options of {@link startLocalWorker}; intervals in ms. */
+export interface WorkerOptions {
+  intervalMs?: number;
+  reconcileEveryMs?: number;
+  /** Sends relayed events (default: `inngest.send`). */
+  send?: (events: RelayedEvent[]) => Promise<unknown>;
+  log?: (line: string) => void;
+}
+
+/**
+ * Starts the loop. @returns a function that stops it (resolves when the current pass ends).
+ */
+export function startLocalWorker(db: Db, opts: WorkerOptions = {}): () => Promise<void> {
+  const intervalMs = opts.intervalMs ?? 2_000;
+  const reconcileEveryMs = opts.reconcileEveryMs ?? 60_000;
+  const log = opts.log ?? ((line: string) => console.log(`[worker] ${line}`));
+  const withInngest = inngestConfigured();
+  let stopped = false;
+  let lastReconcile = 0;
+  let current: Promise<void> = Promise.resolve();
+
+  const send =
+    opts.send ??
+    (async (events: RelayedEvent[]) => {
+      const { inngest } = await import("@/inngest/client");
+      return inngest.send(events);
+    });
+
+  async function pass() {
+    if (withInngest) {
+      const r = await relayOutbox(db, send);
+      if (r.sent || r.failed) log(`outbox: ${r.sent} sent, ${r.failed} to retry${r.error ? ` (${r.error})` : ""}`);
+      return;
+    }
+    await markOutboxHandledLocally(db);
+    const s = await sweep(db);
+    const did = s.expired + s.paidAtExpiry + s.paymentsQueried + s.ticketed + s.latePayments + s.extraCapturesRefunded;
+    if (did > 0 || s.errors.length > 0) log(`sweep: ${JSON.stringify(s)}`);
+    if (Date.now() - lastReconcile >= reconcileEveryMs) {
+      lastReconcile = Date.now();
+      const r = await reconcile(db);
+      if (r.redisRebuilt.length || r.ticketsWithoutPayment.length) log(`reconcile: ${JSON.stringify({ redisRebuilt: r.redisRebuilt, ticketsWithoutPayment: r.ticketsWithoutPayment })}`);
+    }
+  }
+
+  const loop = async () => {
+    log(withInngest ? "relaying the outbox to Inngest" : `no Inngest server configured: running the sweeps every ${intervalMs} ms`);
+    while (!stopped) {
+      current = pass().catch((error: unknown) => log(`pass failed (will retry): ${error instanceof Error ? error.message : String(error)}`));
+      await current;
+      await new Promise((r) => setTimeout(r, intervalMs));
+    }
+  };
+  void loop();
+  return async () => {
+    stopped = true;
+    await current;
+  };
+}

@@ -1,0 +1,116 @@
+/**
+ * The self-repair sweeps. Each step calls idempotent lib/ functions, so running a sweep
+ * twice, or at the same time as a webhook, a browser return or an Inngest function, is
+ * harmless. The local worker runs {@link sweep} every few seconds when no Inngest server
+ * is configured; with Inngest the same functions run as durable steps.
+ *
+ * - holds past expiry → ask the PSP, then confirm or expire (lib/orders/expiry);
+ * - pending payments older than `paymentQueryAfterMs` → active PSP query (lost webhooks);
+ * - paid orders without tickets → issue them (issuance failing for a while);
+ * - captured payments on closed orders → late payment: re-claim or refund;
+ * - orders with two kept captures → refund the extra (I3).
+ */
+import { sql } from "drizzle-orm";
+import type { Db } from "@/lib/db";
+import { settleExpiredHold } from "@/lib/orders/expiry";
+import { resolveLatePayment } from "@/lib/payments/late-payment";
+import { refundPayment } from "@/lib/payments/refund";
+import { syncOrderPayment } from "@/lib/payments/sync";
+import { recordDiscrepancy } from "@/lib/reconciliation/discrepancies";
+import { issueTickets } from "@/lib/tickets/issue";
+
+/** What one sweep did (counts). */
+export interface SweepReport {
+  expired: number;
+  paidAtExpiry: number;
+  paymentsQueried: number;
+  ticketed: number;
+  latePayments: number;
+  extraCapturesRefunded: number;
+  errors: string[];
+}
+
+const rows = async <T>(db: Db, q: ReturnType<typeof sql>) => (await db.execute(q)) as unknown as T[];
+
+/**
+ * Runs every repair once.
+ * @param opts.now clock; @param opts.limit most items per step (default 200); @param opts.eventId only this event.
+ */
+export async function sweep(db: Db, opts: { now?: Date; limit?: number; eventId?: string; paymentQueryAfterMs?: number } = {}): Promise<SweepReport> {
+  const now = opts.now ?? new Date();
+  const limit = opts.limit ?? 200;
+  const evt = opts.eventId ? sql`and o.event_id = ${opts.eventId}` : sql``;
+  const report: SweepReport = { expired: 0, paidAtExpiry: 0, paymentsQueried: 0, ticketed: 0, latePayments: 0, extraCapturesRefunded: 0, errors: [] };
+  const cause = (what: string) => ({ actor: "job:sweep", reason: what });
+  const attempt = async (label: string, fn: () => Promise<void>) => {
+    try {
+      await fn();
+    } catch (error) {
+      const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : "";
+      report.errors.push(`${label}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}${cause}`);
+    }
+  };
+
+  // 1. Holds past their expiry.
+  const due = await rows<{ id: string }>(db, sql`select o.id from orders o where o.status = 'pending_payment' and o.hold_expires_at <= ${now.toISOString()} ${evt} order by o.hold_expires_at limit ${limit}`);
+  for (const { id } of due) {
+    await attempt(`expire ${id}`, async () => {
+      const outcome = await settleExpiredHold(db, id, cause("hold expiry sweep"), now);
+      if (outcome === "expired") report.expired++;
+      if (outcome === "paid") report.paidAtExpiry++;
+    });
+  }
+
+  // 2. Payments still open at our side for a while: ask the PSP (the webhook may be lost).
+  const queryBefore = new Date(now.getTime() - (opts.paymentQueryAfterMs ?? 15_000)).toISOString();
+  // Each open payment is asked about at most once per `paymentQueryAfterMs` (updated_at marks the last ask).
+  const open = await rows<{ order_id: string }>(
+    db,
+    sql`update payments p set updated_at = ${now.toISOString()} from orders o
+        where o.id = p.order_id and p.status in ('created','pending') and o.status = 'pending_payment' and p.updated_at <= ${queryBefore} ${evt}
+          and p.id in (select id from payments where status in ('created','pending') and updated_at <= ${queryBefore} limit ${limit})
+        returning p.order_id`,
+  );
+  for (const order_id of new Set(open.map((o) => o.order_id))) {
+    await attempt(`query ${order_id}`, async () => {
+      await syncOrderPayment(db, order_id, cause("active PSP query: no webhook yet"));
+      report.paymentsQueried++;
+    });
+  }
+
+  // 3. Paid orders without tickets.
+  const paid = await rows<{ id: string }>(db, sql`select o.id from orders o where o.status = 'paid' ${evt} order by o.updated_at limit ${limit}`);
+  for (const { id } of paid) {
+    await attempt(`issue ${id}`, async () => {
+      if ((await issueTickets(db, id, cause("ticket issuance retry"))) > 0) report.ticketed++;
+    });
+  }
+
+  // 4. Captured payments on closed orders (late payments, or a crash before they were resolved).
+  const late = await rows<{ id: string }>(
+    db,
+    sql`select p.id from payments p join orders o on o.id = p.order_id where p.status = 'captured' and o.status in ('expired','cancelled') ${evt} limit ${limit}`,
+  );
+  for (const { id } of late) {
+    await attempt(`late ${id}`, async () => {
+      if ((await resolveLatePayment(db, id, cause("late payment sweep"))) !== "not_late") report.latePayments++;
+    });
+  }
+
+  // 5. More than one kept capture for an order: keep the first, refund the others (I3).
+  const extra = await rows<{ id: string; order_id: string; event_id: string }>(
+    db,
+    sql`select p.id, p.order_id, o.event_id from payments p join orders o on o.id = p.order_id
+        where p.status = 'captured' ${evt}
+          and exists (select 1 from payments k where k.order_id = p.order_id and k.status = 'captured' and (k.captured_at, k.id) < (p.captured_at, p.id))
+        limit ${limit}`,
+  );
+  for (const p of extra) {
+    await attempt(`refund extra ${p.id}`, async () => {
+      await refundPayment(db, p.id, cause(`second capture for order ${p.order_id}: refunded (I3)`));
+      await recordDiscrepancy(db, { key: `double_capture_${p.id}`, kind: "double_capture", eventId: p.event_id, orderId: p.order_id, detail: { extra: p.id }, action: "extra capture refunded in full", status: "repaired" });
+      report.extraCapturesRefunded++;
+    });
+  }
+  return report;
+}
