@@ -13,7 +13,7 @@ import { createEvent } from "@/lib/events/create";
 import { findVenueBySlug } from "@/lib/venues/store";
 
 /** Creates a published 50-seat studio show whose on-sale opens `inSeconds` from now. */
-export async function createQueueShow(opts: { slug: string; inSeconds: number; ratePerMinute: number; activeCap: number }): Promise<string> {
+export async function createQueueShow(opts: { slug: string; inSeconds: number; ratePerMinute: number; activeCap: number; holdMinutes?: number }): Promise<string> {
   const venue = (await findVenueBySlug(db(), "the-studio"))!;
   const organizer = (await db().query.user.findFirst({ where: eq(user.email, "organizer@stararena.test") }))!;
   const now = Date.now();
@@ -28,6 +28,7 @@ export async function createQueueShow(opts: { slug: string; inSeconds: number; r
     timeZone: venue.timeZone,
     admissionRatePerMinute: opts.ratePerMinute,
     activeCap: opts.activeCap,
+    holdMinutes: opts.holdMinutes ?? 15,
     priceLevels: [{ name: "Standard", priceMinor: 3_000, currency: "EUR", color: "#0d9488", seats: [{}] }],
   });
   await closeDb();

@@ -1,8 +1,8 @@
 /**
- * The local worker (DESIGN.md, "Durable jobs"): where no Inngest server is configured it
- * runs the same repairs as the Inngest functions on a short interval — hold expiry,
- * payment queries, ticket issuance, late payments — and reconciliation every minute.
- * Where Inngest is configured it relays the outbox to Inngest instead.
+ * The local worker (DESIGN.md, "Durable jobs"): it runs the same repairs as the Inngest
+ * functions on a short interval — hold expiry, payment queries, ticket issuance, late
+ * payments — and reconciliation every minute, so everything converges with no Inngest
+ * server (or an unreachable one). Where Inngest is configured it also relays the outbox.
  * Each pass calls idempotent lib/ functions, so overlapping with webhooks, browser
  * returns or a second worker is harmless.
  */
@@ -50,9 +50,11 @@ export function startLocalWorker(db: Db, opts: WorkerOptions = {}): () => Promis
     if (withInngest) {
       const r = await relayOutbox(db, send);
       if (r.sent || r.failed) log(`outbox: ${r.sent} sent, ${r.failed} to retry${r.error ? ` (${r.error})` : ""}`);
-      return;
+    } else {
+      await markOutboxHandledLocally(db);
     }
-    await markOutboxHandledLocally(db);
+    // The sweeps run either way: without Inngest they are the jobs; with Inngest they are a
+    // harmless (idempotent) safety net for when it is unreachable.
     const s = await sweep(db);
     const did = s.expired + s.paidAtExpiry + s.paymentsQueried + s.ticketed + s.latePayments + s.extraCapturesRefunded;
     if (did > 0 || s.errors.length > 0) log(`sweep: ${JSON.stringify(s)}`);
@@ -64,7 +66,7 @@ export function startLocalWorker(db: Db, opts: WorkerOptions = {}): () => Promis
   }
 
   const loop = async () => {
-    log(withInngest ? "relaying the outbox to Inngest" : `no Inngest server configured: running the sweeps every ${intervalMs} ms`);
+    log(`${withInngest ? "relaying the outbox to Inngest and " : "no Inngest server configured: "}running the sweeps every ${intervalMs} ms`);
     while (!stopped) {
       current = pass().catch((error: unknown) => log(`pass failed (will retry): ${error instanceof Error ? error.message : String(error)}`));
       await current;

@@ -10,7 +10,8 @@ export const metadata = { title: "Your order" };
 
 /**
  * The fan's order. Coming back from the PSP (`?checkout=…`), it first asks the PSP
- * (racing the webhook; both paths are idempotent), then follows the status live.
+ * (racing the webhook; both paths are idempotent; a late payment is re-claimed or
+ * refunded right here), then follows the status live.
  */
 export default async function OrderPage({ params, searchParams }: PageProps<"/orders/[orderId]">) {
   const { orderId } = await params;
@@ -18,7 +19,8 @@ export default async function OrderPage({ params, searchParams }: PageProps<"/or
   if (!z.string().regex(/^ord_[0-9a-z]{1,32}$/).safeParse(orderId).success) notFound();
   const first = await getFanOrder(db(), orderId, user.id);
   if (!first) notFound();
-  if ((await searchParams).checkout && first.status === "pending_payment") {
+  // Back from the PSP: ask it now, whatever the order's state (a payment after expiry is resolved here too).
+  if ((await searchParams).checkout && first.status !== "ticketed" && first.status !== "refunded") {
     await syncOrderPayment(db(), orderId, { actor: `return:${user.id}`, reason: "fan returned from the payment page" }).catch((error: unknown) => {
       console.warn("active PSP query on return failed; the webhook or a sweep will settle the order", error);
     });
