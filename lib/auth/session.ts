@@ -35,3 +35,21 @@ export async function requireOrganizer(returnTo = "/admin"): Promise<SessionUser
   if (user.role !== "organizer") forbidden();
   return user;
 }
+
+/**
+ * The signed-in organizer who owns `eventId`, with the event. Signed out → /sign-in;
+ * a fan, or an organizer of another show → 403 (`forbidden()`); no such event → 404.
+ * Every admin page and action that touches a show goes through this (server-side).
+ */
+export async function requireOrganizerOfEvent(eventId: string, returnTo = "/admin") {
+  const user = await requireOrganizer(returnTo);
+  const { db } = await import("@/lib/db");
+  const { events } = await import("@/db/schema");
+  const { eq } = await import("drizzle-orm");
+  const { notFound } = await import("next/navigation");
+  if (!/^evt_[0-9a-z]{1,32}$/.test(eventId)) notFound();
+  const event = await db().query.events.findFirst({ where: eq(events.id, eventId) });
+  if (!event) notFound();
+  if (event.organizerId !== user.id) forbidden();
+  return { user, event };
+}
