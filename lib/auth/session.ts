@@ -49,7 +49,7 @@ export async function requireOrganizerOfEvent(eventId: string, returnTo = "/admi
   const { notFound } = await import("next/navigation");
   if (!/^evt_[0-9a-z]{1,32}$/.test(eventId)) notFound();
   const event = await db().query.events.findFirst({ where: eq(events.id, eventId) });
-  if (!event) notFound();
+  if (!event) return notFound();
   if (event.organizerId !== user.id) forbidden();
   return { user, event };
 }
