@@ -2,9 +2,12 @@
  * Who is calling: session look-ups for server components, actions and route handlers.
  * Role checks happen here, on the server, never only in the UI.
  */
+import { eq } from "drizzle-orm";
 import { headers } from "next/headers";
-import { forbidden, redirect } from "next/navigation";
+import { forbidden, notFound, redirect } from "next/navigation";
+import { events } from "@/db/schema";
 import { auth } from "@/lib/auth";
+import { db } from "@/lib/db";
 
 /** The signed-in user as the app sees it. */
 export interface SessionUser {
@@ -43,10 +46,6 @@ export async function requireOrganizer(returnTo = "/admin"): Promise<SessionUser
  */
 export async function requireOrganizerOfEvent(eventId: string, returnTo = "/admin") {
   const user = await requireOrganizer(returnTo);
-  const { db } = await import("@/lib/db");
-  const { events } = await import("@/db/schema");
-  const { eq } = await import("drizzle-orm");
-  const { notFound } = await import("next/navigation");
   if (!/^evt_[0-9a-z]{1,32}$/.test(eventId)) notFound();
   const event = await db().query.events.findFirst({ where: eq(events.id, eventId) });
   if (!event) return notFound();
