@@ -6,6 +6,7 @@ import { getSessionUser } from "@/lib/auth/session";
 import { db } from "@/lib/db";
 import { eventIdSchema } from "@/lib/http";
 import { InventoryError } from "@/lib/inventory/errors";
+import { measureHold } from "@/lib/metrics/holds";
 import { holdRequestSchema, placeOrder } from "@/lib/orders/place-order";
 import { assertAdmitted } from "@/lib/waiting-room/admission";
 import { enforceLimit, RateLimitedError } from "@/lib/waiting-room/limits";
@@ -25,12 +26,17 @@ export async function holdSeatsAction(eventId: unknown, request: unknown): Promi
   const token = (await cookies()).get(admissionCookieName(id.data))?.value;
   try {
     await enforceLimit("hold", user.id);
-    const order = await placeOrder(db(), {
-      eventId: id.data,
-      fanId: user.id,
-      request: parsed.data,
-      admission: (eventId, fanId) => assertAdmitted(eventId, fanId, token),
-    });
+    const order = await measureHold(
+      id.data,
+      () =>
+        placeOrder(db(), {
+          eventId: id.data,
+          fanId: user.id,
+          request: parsed.data,
+          admission: (eventId, fanId) => assertAdmitted(eventId, fanId, token),
+        }),
+      (error) => (error instanceof InventoryError || error instanceof AdmissionTokenError || error instanceof z.ZodError ? "refused" : "error"),
+    );
     await extendSlot(db(), id.data, user.id, order.holdExpiresAt.getTime());
     return { ok: true, orderId: order.orderId };
   } catch (error) {

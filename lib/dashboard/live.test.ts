@@ -1,0 +1,63 @@
+/** The live view's figures, worked out from a purchase made through the real paths. */
+import { eq } from "drizzle-orm";
+import { afterAll, describe, expect, it } from "vitest";
+import { payments } from "@/db/schema";
+import { liveStats } from "@/lib/dashboard/live";
+import { closeDb, db } from "@/lib/db";
+import { rebuildInventory } from "@/lib/inventory/rebuild";
+import { quantile, recordHoldAttempt } from "@/lib/metrics/holds";
+import { placeOrder } from "@/lib/orders/place-order";
+import { startCheckout } from "@/lib/payments/checkout";
+import { SandboxProvider } from "@/lib/payments/sandbox/provider";
+import * as psp from "@/lib/payments/sandbox/psp";
+import { syncOrderPayment } from "@/lib/payments/sync";
+import { closeRedis } from "@/lib/redis";
+import { makeFans, makeStudioShow } from "@/lib/testing/fixtures";
+
+afterAll(async () => {
+  await closeDb();
+  await closeRedis();
+});
+
+describe("quantile", () => {
+  it("is nearest-rank", () => {
+    const xs = Array.from({ length: 100 }, (_, i) => i + 1);
+    expect(quantile(xs, 0.5)).toBe(50);
+    expect(quantile(xs, 0.99)).toBe(99);
+    expect(quantile([7], 0.99)).toBe(7);
+    expect(quantile([], 0.5)).toBeNull();
+  });
+});
+
+describe("liveStats", () => {
+  it("counts sold seats, revenue, sales per minute, payment rates and hold-path health", async () => {
+    const show = await makeStudioShow(db());
+    await rebuildInventory(db(), show.eventId);
+    const [a, b] = await makeFans(db(), 2);
+    const provider = new SandboxProvider();
+    // Fan a buys 2 front-row seats (2 × 45.00 EUR); fan b holds 1 back-row seat and is declined.
+    const paid = await placeOrder(db(), { eventId: show.eventId, fanId: a!, request: { kind: "seats", ordinals: [0, 1] } });
+    await startCheckout(db(), provider, { orderId: paid.orderId, fanId: a! });
+    const pa = (await db().query.payments.findFirst({ where: eq(payments.orderId, paid.orderId) }))!;
+    await psp.approve(pa.checkoutSessionId);
+    await syncOrderPayment(db(), paid.orderId, { actor: "test", reason: "return" });
+    const declined = await placeOrder(db(), { eventId: show.eventId, fanId: b!, request: { kind: "seats", ordinals: [30] } });
+    await startCheckout(db(), provider, { orderId: declined.orderId, fanId: b! });
+    const pb = (await db().query.payments.findFirst({ where: eq(payments.orderId, declined.orderId) }))!;
+    await psp.decline(pb.checkoutSessionId);
+    await syncOrderPayment(db(), declined.orderId, { actor: "test", reason: "return" });
+    // Hold path: 99 holds taking 1..99 ms and one error taking 100 ms.
+    const now = Date.now();
+    for (let ms = 1; ms <= 99; ms++) await recordHoldAttempt(show.eventId, ms, "held", now);
+    await recordHoldAttempt(show.eventId, 100, "error", now);
+
+    const s = await liveStats(db(), show.eventId, { now: new Date(now) });
+    expect([s.capacity, s.sold, s.held, s.liveHolds]).toEqual([50, 2, 1, 1]);
+    expect([s.revenueMinor, s.currency]).toEqual([9_000, "EUR"]);
+    expect(s.sales.reduce((n, p) => n + p.seats, 0)).toBe(2);
+    expect(s.sales.slice(-2).reduce((n, p) => n + p.seats, 0)).toBe(2); // this minute (or the previous, at a boundary)
+    expect([s.holdsStarted, s.holdsExpired, s.holdExpiryRate]).toEqual([2, 0, 0]);
+    expect([s.paymentsCaptured, s.paymentsDeclined, s.paymentSuccessRate, s.paymentDeclineRate]).toEqual([1, 1, 0.5, 0.5]);
+    expect(s.holdPath).toEqual({ attempts: 100, held: 99, refused: 0, errors: 1, errorRate: 0.01, p50: 50, p99: 99 });
+  });
+});

@@ -1,0 +1,105 @@
+/**
+ * The organizer's live view of one show's on-sale: the waiting room, holds, sales,
+ * revenue, payments and the hold path's health, in one read. Money in minor units;
+ * rates are fractions (0–1) over the last `windowMinutes`.
+ */
+import { sql } from "drizzle-orm";
+import type { Db } from "@/lib/db";
+import { holdStats, type HoldStats } from "@/lib/metrics/holds";
+import { publicQueueStatus, type PublicQueueStatus } from "@/lib/waiting-room/queue";
+
+/** One point of the sales chart: seats sold in the minute starting at `minute` (ISO). */
+export interface SalesPoint {
+  minute: string;
+  seats: number;
+}
+
+/** Everything the live view shows. */
+export interface LiveStats {
+  at: string;
+  queue: PublicQueueStatus;
+  capacity: number;
+  sold: number;
+  held: number;
+  liveHolds: number;
+  revenueMinor: number;
+  currency: string | null;
+  /** Seats sold per minute over the last hour (oldest first; minutes without sales included as 0). */
+  sales: SalesPoint[];
+  windowMinutes: number;
+  holdsStarted: number;
+  holdsExpired: number;
+  /** holdsExpired / holdsStarted over the window. */
+  holdExpiryRate: number;
+  paymentsCaptured: number;
+  paymentsDeclined: number;
+  paymentSuccessRate: number;
+  paymentDeclineRate: number;
+  holdPath: HoldStats;
+}
+
+const one = async <T>(db: Db, q: ReturnType<typeof sql>) => ((await db.execute(q)) as unknown as T[])[0]!;
+
+/** Reads the live stats of `eventId`. @throws {NoSuchQueueError} for an unknown or unpublished show's queue. */
+export async function liveStats(db: Db, eventId: string, opts: { windowMinutes?: number; now?: Date } = {}): Promise<LiveStats> {
+  const now = opts.now ?? new Date();
+  const windowMinutes = opts.windowMinutes ?? 5;
+  const since = new Date(now.getTime() - windowMinutes * 60_000).toISOString();
+  const hourAgo = new Date(now.getTime() - 60 * 60_000);
+
+  const inv = await one<{ capacity: number; sold: number; held: number }>(
+    db,
+    sql`select count(*)::int as capacity, (count(*) filter (where status = 'sold'))::int as sold, (count(*) filter (where status = 'held'))::int as held
+        from event_seats where event_id = ${eventId}`,
+  );
+  const holds = await one<{ live: number }>(db, sql`select count(*)::int as live from orders where event_id = ${eventId} and status = 'pending_payment'`);
+  const revenue = await one<{ minor: number; currency: string | null }>(
+    db,
+    sql`select coalesce(sum(p.amount_minor), 0)::int as minor, min(p.currency) as currency
+        from payments p join orders o on o.id = p.order_id where o.event_id = ${eventId} and p.status = 'captured'`,
+  );
+  const salesRows = (await db.execute(
+    sql`select date_trunc('minute', t.at) as minute, sum((select count(*) from line_items li where li.order_id = t.order_id))::int as seats
+        from order_transitions t join orders o on o.id = t.order_id
+        where o.event_id = ${eventId} and t.entity = 'order' and t.to_status = 'paid' and t.at >= ${hourAgo.toISOString()}
+        group by 1 order by 1`,
+  )) as unknown as { minute: string | Date; seats: number }[];
+  const byMinute = new Map(salesRows.map((r) => [new Date(r.minute).toISOString(), r.seats]));
+  const sales: SalesPoint[] = [];
+  const start = Math.floor(hourAgo.getTime() / 60_000) * 60_000;
+  for (let t = start; t <= now.getTime(); t += 60_000) {
+    const key = new Date(t).toISOString();
+    sales.push({ minute: key, seats: byMinute.get(key) ?? 0 });
+  }
+  const flow = await one<{ started: number; expired: number; captured: number; declined: number }>(
+    db,
+    sql`select
+          (count(*) filter (where t.entity = 'order' and t.from_status is null))::int as started,
+          (count(*) filter (where t.entity = 'order' and t.to_status = 'expired'))::int as expired,
+          (count(*) filter (where t.entity = 'payment' and t.to_status = 'captured'))::int as captured,
+          (count(*) filter (where t.entity = 'payment' and t.to_status = 'declined'))::int as declined
+        from order_transitions t join orders o on o.id = t.order_id
+        where o.event_id = ${eventId} and t.at >= ${since}`,
+  );
+  const payments = flow.captured + flow.declined;
+  return {
+    at: now.toISOString(),
+    queue: await publicQueueStatus(db, eventId, now.getTime()),
+    capacity: inv.capacity,
+    sold: inv.sold,
+    held: inv.held,
+    liveHolds: holds.live,
+    revenueMinor: revenue.minor,
+    currency: revenue.currency,
+    sales,
+    windowMinutes,
+    holdsStarted: flow.started,
+    holdsExpired: flow.expired,
+    holdExpiryRate: flow.started ? flow.expired / flow.started : 0,
+    paymentsCaptured: flow.captured,
+    paymentsDeclined: flow.declined,
+    paymentSuccessRate: payments ? flow.captured / payments : 0,
+    paymentDeclineRate: payments ? flow.declined / payments : 0,
+    holdPath: await holdStats(eventId, windowMinutes, now.getTime()),
+  };
+}

@@ -1,0 +1,87 @@
+/**
+ * Hold-path metrics for the live dashboard (DESIGN.md failure table: "admission too fast
+ * → hold-path latency/error rate visible"). Per event and per minute, in Redis: counts by
+ * outcome, and a sample of latencies (ms, the newest 2,000 per minute) for percentiles.
+ * Keys expire after an hour. Recording never fails the hold it measures.
+ */
+import { eventKey, redis } from "@/lib/redis";
+
+/** How a hold attempt ended: held, refused for a reason the fan can act on (seat taken, limit…), or failed unexpectedly. */
+export type HoldOutcome = "held" | "refused" | "error";
+
+const minute = (ms: number) => Math.floor(ms / 60_000);
+const SAMPLE = 2_000;
+
+/** Records one hold attempt: `ms` is its duration in milliseconds. */
+export async function recordHoldAttempt(eventId: string, ms: number, outcome: HoldOutcome, now = Date.now()): Promise<void> {
+  const m = minute(now);
+  const counts = eventKey(eventId, "metrics", "hold", m);
+  const lat = eventKey(eventId, "metrics", "holdms", m);
+  try {
+    const p = redis().pipeline();
+    p.hincrby(counts, outcome, 1);
+    p.expire(counts, 3_600);
+    p.lpush(lat, Math.round(ms));
+    p.ltrim(lat, 0, SAMPLE - 1);
+    p.expire(lat, 3_600);
+    await p.exec();
+  } catch {
+    // metrics are best effort
+  }
+}
+
+/** Times `fn` and records its outcome; `classify` maps a thrown error to "refused" or "error". */
+export async function measureHold<T>(eventId: string, fn: () => Promise<T>, classify: (error: unknown) => HoldOutcome): Promise<T> {
+  const started = performance.now();
+  try {
+    const result = await fn();
+    await recordHoldAttempt(eventId, performance.now() - started, "held");
+    return result;
+  } catch (error) {
+    await recordHoldAttempt(eventId, performance.now() - started, classify(error));
+    throw error;
+  }
+}
+
+/** Hold attempts over the last `minutes` minutes: counts by outcome and latency percentiles (ms; null without samples). */
+export interface HoldStats {
+  attempts: number;
+  held: number;
+  refused: number;
+  errors: number;
+  /** errors / attempts (0 when no attempts). */
+  errorRate: number;
+  p50: number | null;
+  p99: number | null;
+}
+
+/** The q-quantile (0–1) of sorted values, nearest-rank. */
+export function quantile(sorted: number[], q: number): number | null {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+
+/** Reads the last `minutes` minutes of hold metrics for an event. */
+export async function holdStats(eventId: string, minutes = 5, now = Date.now()): Promise<HoldStats> {
+  const m = minute(now);
+  const p = redis().pipeline();
+  for (let i = 0; i < minutes; i++) {
+    p.hgetall(eventKey(eventId, "metrics", "hold", m - i));
+    p.lrange(eventKey(eventId, "metrics", "holdms", m - i), 0, -1);
+  }
+  const replies = (await p.exec()) as unknown[];
+  let held = 0;
+  let refused = 0;
+  let errors = 0;
+  const samples: number[] = [];
+  for (let i = 0; i < replies.length; i += 2) {
+    const c = (replies[i] ?? {}) as Record<string, number | string>;
+    held += Number(c.held ?? 0);
+    refused += Number(c.refused ?? 0);
+    errors += Number(c.error ?? 0);
+    for (const v of (replies[i + 1] ?? []) as (string | number)[]) samples.push(Number(v));
+  }
+  samples.sort((a, b) => a - b);
+  const attempts = held + refused + errors;
+  return { attempts, held, refused, errors, errorRate: attempts ? errors / attempts : 0, p50: quantile(samples, 0.5), p99: quantile(samples, 0.99) };
+}
