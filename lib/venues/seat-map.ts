@@ -4,7 +4,7 @@
  * separately (lib/inventory/availability) because it changes every second while the
  * geometry does not.
  */
-import { asc, eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import { eventSeats, events, priceLevels, seats, sections, venues } from "@/db/schema";
 import type { Db } from "@/lib/db";
 
@@ -44,7 +44,8 @@ export async function getSeatMap(db: Db, eventId: string): Promise<SeatMapData |
   const seatRows = await db
     .select({ ordinal: seats.ordinal, x: seats.x, y: seats.y, label: seats.label, priceLevelId: eventSeats.priceLevelId })
     .from(seats)
-    .leftJoin(eventSeats, eq(eventSeats.seatId, seats.id))
+    // The venue's seats, each with THIS show's price level (another show of the venue has its own inventory).
+    .leftJoin(eventSeats, and(eq(eventSeats.seatId, seats.id), eq(eventSeats.eventId, eventId)))
     .where(eq(seats.venueId, venue.id))
     .orderBy(asc(seats.ordinal));
   const n = venue.capacity;
