@@ -1,0 +1,34 @@
+/** The seat map shows each show's own price levels, also when the venue has several shows. */
+import { afterAll, describe, expect, it } from "vitest";
+import { closeDb, db } from "@/lib/db";
+import { createEvent } from "@/lib/events/create";
+import { makeStudioShow } from "@/lib/testing/fixtures";
+import { getSeatMap } from "@/lib/venues/seat-map";
+
+afterAll(async () => {
+  await closeDb();
+});
+
+describe("getSeatMap", () => {
+  it("colours 50 studio seats 20 front + 30 back, unaffected by a second show of the venue", async () => {
+    const first = await makeStudioShow(db());
+    const now = Date.now();
+    const { eventId: second } = await createEvent(db(), {
+      venueId: first.venueId,
+      organizerId: first.organizerId,
+      name: "Second show",
+      slug: `second-${now}`,
+      startsAt: new Date(now + 2 * 86_400_000),
+      onSaleAt: new Date(now),
+      timeZone: "Europe/Berlin",
+      priceLevels: [{ name: "All", priceMinor: 1_000, currency: "EUR", color: "#111111", seats: [{}] }],
+    });
+    const a = (await getSeatMap(db(), first.eventId))!;
+    const counts = a.levels.map((_, i) => a.seats.level.filter((l) => l === i).length);
+    expect(a.levels.map((l) => l.name)).toEqual(["Front", "Back"]);
+    expect(counts).toEqual([20, 30]);
+    const b = (await getSeatMap(db(), second))!;
+    expect(b.seats.level.filter((l) => l === 0)).toHaveLength(50);
+    expect(await getSeatMap(db(), "evt_nosuchshow")).toBeNull();
+  });
+});
