@@ -467,3 +467,31 @@ export const discrepancies = pgTable(
   },
   (t) => [index("discrepancies_event_idx").on(t.eventId, t.detectedAt)],
 );
+
+// ─── Organizer audit log ─────────────────────────────────────────────────────
+
+/**
+ * Every organizer action on orders and tickets (refund, re-issue, release a stuck hold,
+ * check-in, a reconciliation run): who, on which show/order/ticket, what, the outcome
+ * (`detail`), when. Written in the same request as the action (successful actions in
+ * the same transaction as their state change). Append-only.
+ */
+export const adminActions = pgTable(
+  "admin_actions",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    organizerId: text("organizer_id")
+      .notNull()
+      .references(() => user.id),
+    eventId: text("event_id")
+      .notNull()
+      .references(() => events.id),
+    orderId: text("order_id").references(() => orders.id),
+    ticketId: text("ticket_id").references(() => tickets.id),
+    /** e.g. "refund", "reissue_tickets", "release_hold", "check_in", "reconcile". */
+    action: text("action").notNull(),
+    detail: jsonb("detail").$type<Record<string, unknown>>().notNull().default({}),
+    at: ts("at").notNull().defaultNow(),
+  },
+  (t) => [index("admin_actions_event_idx").on(t.eventId, t.at), index("admin_actions_order_idx").on(t.orderId, t.at)],
+);

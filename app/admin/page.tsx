@@ -12,7 +12,12 @@ export default async function AdminPage() {
   const shows = await listOrganizerEvents(db(), organizer.id);
   return (
     <div className="space-y-6">
-      <h1 className="text-3xl font-bold">Organizer dashboard</h1>
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <h1 className="text-3xl font-bold">Organizer dashboard</h1>
+        <Link href="/admin/events/new" className="rounded bg-indigo-500 px-4 py-2 font-semibold hover:bg-indigo-400">
+          New show
+        </Link>
+      </div>
       <p className="text-white/70">Signed in as {organizer.email}.</p>
       <table className="w-full text-left text-sm" data-testid="organizer-shows">
         <thead className="text-white/60">
@@ -21,13 +26,17 @@ export default async function AdminPage() {
             <th>Status</th>
             <th>On-sale</th>
             <th className="text-right">Sold / on sale</th>
+            <th className="text-right">
+              <span className="sr-only">Actions</span>
+            </th>
           </tr>
         </thead>
         <tbody>
           {shows.map((s) => (
             <tr key={s.id} className="border-t border-white/10">
               <td className="py-2">
-                <Link href={`/events/${s.slug}`} className="underline">
+                {/* A draft has no public page yet: its name opens the set-up page. */}
+                <Link href={s.status === "published" ? `/events/${s.slug}` : `/admin/events/${s.id}/edit`} className="underline">
                   {s.name}
                 </Link>
               </td>
@@ -35,6 +44,11 @@ export default async function AdminPage() {
               <td>{formatInZone(s.onSaleAt, s.timeZone)}</td>
               <td className="text-right tabular-nums">
                 {formatCount(s.seatsSold)} / {formatCount(s.seatsOnSale)}
+              </td>
+              <td className="text-right">
+                <Link href={`/admin/events/${s.id}/edit`} className="underline" aria-label={`Edit ${s.name}`}>
+                  Edit
+                </Link>
               </td>
             </tr>
           ))}

@@ -1,0 +1,75 @@
+import Link from "next/link";
+import { EventAdminNav, StatusBadge } from "@/app/admin/_components/event-nav";
+import { searchOrders, SEARCH_LIMIT } from "@/lib/admin/orders";
+import { requireOrganizerOfEvent } from "@/lib/auth/session";
+import { db } from "@/lib/db";
+import { formatInZone, formatMoney } from "@/lib/format";
+
+export const metadata = { title: "Orders" };
+
+/**
+ * Order search for one show: by fan email, order id, seat label ("Row B · Seat 4") or
+ * seat number. Organizer of the show only (others get 403, fans too).
+ */
+export default async function EventOrdersPage({ params, searchParams }: PageProps<"/admin/events/[eventId]/orders">) {
+  const { eventId } = await params;
+  const { user, event } = await requireOrganizerOfEvent(eventId, `/admin/events/${eventId}/orders`);
+  const raw = (await searchParams).q;
+  const q = (typeof raw === "string" ? raw : "").slice(0, 200);
+  const hits = await searchOrders(db(), user.id, event.id, q);
+  return (
+    <div className="space-y-6">
+      <EventAdminNav eventId={event.id} name={event.name} current="orders" />
+      <h1 className="text-3xl font-bold">Orders</h1>
+      <form method="get" className="flex max-w-2xl gap-2" role="search">
+        <label className="sr-only" htmlFor="order-search">
+          Search orders
+        </label>
+        <input
+          id="order-search"
+          name="q"
+          defaultValue={q}
+          placeholder="Fan email, order id, seat (Row B · Seat 4) or seat number"
+          className="w-full rounded bg-black/40 px-3 py-2"
+          autoComplete="off"
+        />
+        <button className="rounded bg-indigo-500 px-4 py-2 font-semibold hover:bg-indigo-400">Search</button>
+      </form>
+      <p className="text-sm text-white/60" data-testid="order-search-summary">
+        {q ? `${hits.length === SEARCH_LIMIT ? `First ${SEARCH_LIMIT}` : hits.length} ${hits.length === 1 ? "order matches" : "orders match"} “${q}”.` : `Latest orders (up to ${SEARCH_LIMIT}).`}
+      </p>
+      {hits.length > 0 && (
+        <table className="w-full text-left text-sm" data-testid="order-results">
+          <thead className="text-white/60">
+            <tr>
+              <th className="py-1">Order</th>
+              <th>Fan</th>
+              <th>Seats</th>
+              <th>Status</th>
+              <th className="text-right">Total</th>
+              <th className="text-right">Placed</th>
+            </tr>
+          </thead>
+          <tbody>
+            {hits.map((h) => (
+              <tr key={h.id} className="border-t border-white/10 align-top" data-testid="order-result">
+                <td className="py-2 font-mono text-xs">
+                  <Link href={`/admin/orders/${h.id}`} className="underline">
+                    {h.id}
+                  </Link>
+                </td>
+                <td>{h.fanEmail}</td>
+                <td className="text-white/80">{h.seats.join(", ")}</td>
+                <td>
+                  <StatusBadge status={h.status} />
+                </td>
+                <td className="text-right tabular-nums">{formatMoney(h.totalMinor, h.currency)}</td>
+                <td className="text-right text-white/70">{formatInZone(h.createdAt, event.timeZone)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}

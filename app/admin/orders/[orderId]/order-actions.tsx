@@ -1,0 +1,101 @@
+"use client";
+/**
+ * The admin order page's action buttons. Each action takes two clicks: the first shows
+ * what will happen and a "Yes, …" button; only that one calls the server action. The
+ * outcome (or the refusal, in words) stays on the page.
+ */
+import { useState, useTransition } from "react";
+import { refundOrderAction, reissueTicketsAction, releaseStuckHoldAction, type AdminOrderActionResult } from "@/app/admin/orders/actions";
+
+type Kind = "refund" | "reissue" | "release";
+
+interface Props {
+  orderId: string;
+  can: { refund: boolean; reissue: boolean; releaseHold: boolean };
+  /** "€90.00" */
+  totalLabel: string;
+  validTickets: number;
+}
+
+/** Refund / Re-issue tickets / Release stuck hold, each behind a confirmation step. */
+export function OrderActions({ orderId, can, totalLabel, validTickets }: Props) {
+  const [confirming, setConfirming] = useState<Kind | null>(null);
+  const [outcome, setOutcome] = useState<AdminOrderActionResult | null>(null);
+  const [pending, startTransition] = useTransition();
+
+  const spec: Record<Kind, { enabled: boolean; label: string; confirm: string; explain: string; call: (id: string) => Promise<AdminOrderActionResult> }> = {
+    refund: {
+      enabled: can.refund,
+      label: "Refund",
+      confirm: `Yes, refund ${totalLabel}`,
+      explain: `The fan gets ${totalLabel} back at the payment provider, every ticket of this order stops working and the seats go back on sale. This cannot be undone.`,
+      call: refundOrderAction,
+    },
+    reissue: {
+      enabled: can.reissue,
+      label: "Re-issue tickets",
+      confirm: `Yes, re-issue ${validTickets} ${validTickets === 1 ? "ticket" : "tickets"}`,
+      explain: "Every valid ticket gets a new code; the old codes (screenshots, forwarded emails) no longer get in. Used tickets stay as they are.",
+      call: reissueTicketsAction,
+    },
+    release: {
+      enabled: can.releaseHold,
+      label: "Release stuck hold",
+      confirm: "Yes, release the hold",
+      explain: "The payment provider is asked first: if the fan paid, the order is paid instead. Otherwise the checkout is cancelled and the seats go back on sale.",
+      call: releaseStuckHoldAction,
+    },
+  };
+
+  const run = (kind: Kind) =>
+    startTransition(async () => {
+      const result = await spec[kind].call(orderId);
+      setOutcome(result);
+      setConfirming(null);
+    });
+
+  return (
+    <section className="space-y-3 rounded-xl border border-white/10 bg-white/5 p-4" data-testid="order-actions">
+      <h2 className="font-semibold">Actions</h2>
+      <div className="flex flex-wrap gap-3">
+        {(Object.keys(spec) as Kind[]).map((kind) => (
+          <button
+            key={kind}
+            type="button"
+            disabled={!spec[kind].enabled || pending}
+            onClick={() => {
+              setOutcome(null);
+              setConfirming(kind);
+            }}
+            className={`rounded px-4 py-2 font-semibold disabled:opacity-40 ${kind === "refund" ? "bg-red-500/80 hover:bg-red-500" : "bg-white/10 hover:bg-white/20"}`}
+          >
+            {spec[kind].label}
+          </button>
+        ))}
+      </div>
+      {confirming && (
+        <div className="space-y-3 rounded-lg border border-amber-300/30 bg-amber-300/5 p-3" data-testid="confirm-action">
+          <p className="text-sm text-amber-100">{spec[confirming].explain}</p>
+          <div className="flex gap-3">
+            <button
+              type="button"
+              disabled={pending}
+              onClick={() => run(confirming)}
+              className="rounded bg-red-500 px-4 py-2 font-semibold text-white hover:bg-red-400 disabled:opacity-50"
+            >
+              {pending ? "Working…" : spec[confirming].confirm}
+            </button>
+            <button type="button" disabled={pending} onClick={() => setConfirming(null)} className="rounded bg-white/10 px-4 py-2 hover:bg-white/20">
+              Cancel
+            </button>
+          </div>
+        </div>
+      )}
+      {outcome && (
+        <p role={outcome.ok ? "status" : "alert"} data-testid="action-outcome" data-ok={outcome.ok} className={outcome.ok ? "text-emerald-300" : "text-red-300"}>
+          {outcome.message}
+        </p>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,116 @@
+import { expect, test } from "@playwright/test";
+import { ORGANIZER, signIn } from "./helpers";
+
+/** "YYYY-MM-DDTHH:mm" `days` from now at `hour`:00 — a local date-time for a datetime-local input. */
+function localIn(days: number, hour: number): string {
+  const d = new Date(Date.now() + days * 86_400_000);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T${pad(hour)}:00`;
+}
+
+test("an organizer creates a show on The Studio, previews it by price level, publishes it, and fans see it", async ({ page }, testInfo) => {
+  test.setTimeout(90_000);
+  const name = `Setup Night ${Date.now().toString(36)}`;
+  await signIn(page, ORGANIZER, "/admin");
+  await page.goto("/admin");
+  await page.getByRole("link", { name: "New show" }).click();
+  await expect(page.getByRole("heading", { name: "New show" })).toBeVisible();
+
+  await page.getByLabel("Venue").selectOption({ label: "The Studio (Berlin, 50 seats)" });
+  await expect(page.getByTestId("time-zone")).toContainText("Europe/Berlin");
+  await expect(page.getByTestId("venue-sections")).toContainText("MAIN");
+  await page.getByLabel("Name", { exact: true }).fill(name);
+  await expect(page.getByLabel("Slug (the show's address)")).toHaveValue(/^setup-night-[a-z0-9]+$/);
+  await page.getByLabel("Description").fill("Two sets, one piano.");
+  await page.getByLabel("Show starts").fill(localIn(40, 20));
+  await page.getByLabel("On-sale opens").fill(localIn(10, 10));
+
+  await page.getByLabel("Level 1 name").fill("Front");
+  await page.getByLabel("Level 1 price").fill("79.00");
+  await page.getByLabel("Level 1 rows").fill("1–2");
+  await page.getByRole("button", { name: "Add price level" }).click();
+  await page.getByLabel("Level 2 name").fill("Back");
+  await page.getByLabel("Level 2 price").fill("forty"); // wrong on purpose
+  await page.getByLabel("Level 2 rows").fill("3-5");
+
+  // Bad input: a readable message next to the field, the values kept, no 500.
+  await page.getByRole("button", { name: "Create show" }).click();
+  await expect(page.getByTestId("form-error")).toBeVisible();
+  await expect(page.getByTestId("error-levels.1.price")).toHaveText("Enter the price as a number such as 79.00.");
+  await expect(page.getByLabel("Level 1 rows")).toHaveValue("1–2");
+  await expect(page.getByLabel("Name", { exact: true })).toHaveValue(name);
+  await page.getByLabel("Level 2 price").fill("49.50");
+  await page.getByRole("button", { name: "Create show" }).click();
+
+  // The edit page: a draft, its seat map coloured by the two levels.
+  await page.waitForURL(/\/admin\/events\/evt_[0-9a-z]+\/edit\?created=1$/);
+  const eventId = /evt_[0-9a-z]+/.exec(page.url())![0];
+  await expect(page.getByTestId("setup-event-name")).toHaveText(name);
+  await expect(page.getByTestId("event-status")).toHaveText("draft");
+  await expect(page.getByTestId("time-zone")).toContainText("Europe/Berlin");
+  await expect(page.getByTestId("seat-map")).toHaveAttribute("data-seat-count", "50");
+  await expect(page.getByTestId("seat-map-caption")).toHaveText("50 seats · 50 available");
+  const levels = page.getByTestId("setup-levels").locator("tbody tr");
+  await expect(levels).toHaveCount(2);
+  await expect(levels.nth(0)).toContainText("Front");
+  await expect(levels.nth(0)).toContainText("€79.00");
+  await expect(levels.nth(0)).toContainText("20");
+  await expect(levels.nth(1)).toContainText("Back");
+  await expect(levels.nth(1)).toContainText("€49.50");
+  await expect(levels.nth(1)).toContainText("30");
+  // The form shows the rules back, derived from the stored inventory.
+  await expect(page.getByLabel("Level 1 rows")).toHaveValue("1–2");
+  await expect(page.getByLabel("Level 2 rows")).toHaveValue("3–5");
+  await expect(page.getByLabel("Level 2 price")).toHaveValue("49.50");
+  await page.screenshot({ path: testInfo.outputPath("admin-setup.png"), fullPage: true });
+
+  // Not on the home page while a draft.
+  const home = await page.request.get("/");
+  expect(await home.text()).not.toContain(name);
+
+  // Publish: dismissing the confirmation changes nothing; accepting publishes.
+  page.once("dialog", (d) => void d.dismiss());
+  await page.getByRole("button", { name: "Publish" }).click();
+  await expect(page.getByTestId("event-status")).toHaveText("draft");
+  page.once("dialog", (d) => {
+    expect(d.message()).toContain(name);
+    void d.accept();
+  });
+  await page.getByRole("button", { name: "Publish" }).click();
+  await expect(page.getByTestId("event-status")).toHaveText("published");
+  await expect(page.getByTestId("setup-notice")).toContainText("Published");
+  await expect(page.getByRole("button", { name: "Publish" })).toHaveCount(0);
+
+  // The dashboard links to it; the home page lists it.
+  await page.goto("/admin");
+  await expect(page.getByTestId("organizer-shows")).toContainText(name);
+  await expect(page.getByRole("link", { name: `Edit ${name}` })).toHaveAttribute("href", `/admin/events/${eventId}/edit`);
+  await page.goto("/");
+  const card = page.getByTestId("show-card").filter({ hasText: name });
+  await expect(card).toBeVisible();
+  await expect(card).toContainText("50 of 50 seats left");
+  await card.click();
+  await expect(page.getByTestId("event-name")).toHaveText(name);
+
+  // The preview is coloured from the seat-map API: every seat carries this show's level,
+  // and a second show on The Studio leaves the demo show's map as it was.
+  const levelCounts = async (id: string) => {
+    const map = (await (await page.request.get(`/api/events/${id}/seat-map`)).json()) as { seats: { level: number[] } };
+    const counts: Record<string, number> = {};
+    for (const l of map.seats.level) counts[l] = (counts[l] ?? 0) + 1;
+    return counts;
+  };
+  expect.soft(await levelCounts(eventId)).toEqual({ 0: 20, 1: 30 });
+  const studioId = /evt_[0-9a-z]+/.exec(await (await page.request.get("/events/studio-session")).text())![0];
+  expect.soft(await levelCounts(studioId)).toEqual({ 0: 20, 1: 30 });
+});
+
+test("the set-up pages are for organizers only, and only for their own shows", async ({ page }) => {
+  const anonymous = await page.goto("/admin/events/new");
+  expect(new URL(page.url()).pathname).toBe("/sign-in");
+  expect(anonymous?.status()).toBe(200);
+  await signIn(page, { email: "fan2@stararena.test", password: "fan-demo-2" });
+  expect((await page.goto("/admin/events/new"))?.status()).toBe(403);
+  const eventId = /evt_[0-9a-z]+/.exec(await (await page.request.get("/events/studio-session")).text())![0];
+  expect((await page.goto(`/admin/events/${eventId}/edit`))?.status()).toBe(403);
+});

@@ -1,0 +1,342 @@
+/**
+ * The organizer's order desk against the real Postgres, Redis and the sandbox PSP:
+ * search, the order view, refund (the seat goes back on sale), re-issue, release of a
+ * stuck hold, and the ownership checks. Purchases go through the sandbox PSP exactly as
+ * in lib/reconciliation/failure-table.test.ts. Each test ends with the invariant checker at zero.
+ */
+import { and, eq } from "drizzle-orm";
+import postgres from "postgres";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { adminActions, eventSeats, lineItems, orders, payments, tickets, user } from "@/db/schema";
+import { AdminOrderError, getAdminOrder, normalizeSeatQuery, refundOrder, reissueTickets, releaseStuckHold, searchOrders } from "@/lib/admin/orders";
+import { listDiscrepancies, reconcileEventNow } from "@/lib/admin/discrepancies";
+import { closeDb, db } from "@/lib/db";
+import { env } from "@/lib/env";
+import { inventoryKeys } from "@/lib/inventory/keys";
+import { readHold } from "@/lib/inventory/hold";
+import { rebuildInventory } from "@/lib/inventory/rebuild";
+import { reopenSoldSeats } from "@/lib/inventory/reopen";
+import { placeOrder } from "@/lib/orders/place-order";
+import { startCheckout } from "@/lib/payments/checkout";
+import { WebhookSignatureError } from "@/lib/payments/provider";
+import { SandboxProvider } from "@/lib/payments/sandbox/provider";
+import * as psp from "@/lib/payments/sandbox/psp";
+import { handleWebhook } from "@/lib/payments/webhooks";
+import { recordDiscrepancy } from "@/lib/reconciliation/discrepancies";
+import { checkInvariants, totalViolations } from "@/lib/reconciliation/invariants";
+import { closeRedis, redis } from "@/lib/redis";
+import { makeFans, makeStudioShow, makeUser } from "@/lib/testing/fixtures";
+import { checkIn } from "@/lib/tickets/check-in";
+
+afterAll(async () => {
+  await closeDb();
+  await closeRedis();
+});
+
+const provider = new SandboxProvider();
+const MIN = 60_000;
+let show: Awaited<ReturnType<typeof makeStudioShow>>;
+beforeEach(async () => {
+  show = await makeStudioShow(db(), { onSaleAt: new Date(Date.now() - 86_400_000) });
+  await rebuildInventory(db(), show.eventId);
+});
+
+const deliverToApp: psp.SandboxWebhookDeliver = async (_url, body, headers) => {
+  try {
+    await handleWebhook(db(), provider, body, new Headers(headers));
+    return { status: 200 };
+  } catch (error) {
+    return { status: error instanceof WebhookSignatureError ? 401 : 503 };
+  }
+};
+const deliverAll = (checkoutId: string) => psp.dispatchDueWebhooks({ checkoutIds: [checkoutId], deliver: deliverToApp, now: new Date(Date.now() + 60 * MIN) });
+
+/** A fan holds `ordinals` (the hold started `ageMs` ago, less than its 15 minutes) and opens the checkout. */
+async function held(ordinals: number[], ageMs = 0, fanId?: string) {
+  const fan = fanId ?? (await makeFans(db(), 1))[0]!;
+  const at = new Date(Date.now() - ageMs);
+  const order = await placeOrder(db(), { eventId: show.eventId, fanId: fan, request: { kind: "seats", ordinals }, now: at });
+  await startCheckout(db(), provider, { orderId: order.orderId, fanId: fan, now: at });
+  const payment = (await db().query.payments.findFirst({ where: eq(payments.orderId, order.orderId) }))!;
+  return { fan, orderId: order.orderId, checkoutId: payment.checkoutSessionId };
+}
+
+/** A fan buys `ordinals` through the sandbox PSP (approve + webhook) and has tickets. */
+async function bought(ordinals: number[], fanId?: string) {
+  const h = await held(ordinals, 0, fanId);
+  await psp.approve(h.checkoutId);
+  await deliverAll(h.checkoutId);
+  expect(await statusOf(h.orderId)).toBe("ticketed");
+  return h;
+}
+
+const statusOf = async (orderId: string) => (await db().query.orders.findFirst({ where: eq(orders.id, orderId) }))!.status;
+const freeBit = (ordinal: number) => redis().getbit(inventoryKeys(show.eventId).free, ordinal);
+const emailOf = async (id: string) => (await db().query.user.findFirst({ where: eq(user.id, id) }))!.email;
+async function expectInvariantsClean() {
+  const report = await checkInvariants(db(), { eventId: show.eventId, graceMs: 0 });
+  expect(report).toEqual({ oversold: 0, redisMismatches: 0, paidWithoutTickets: 0, refundedWithTickets: 0, doubleCharged: 0, ticketsWithoutPayment: 0, holdsNotEnded: 0, overFanLimit: 0 });
+  expect(totalViolations(report)).toBe(0);
+}
+async function refusal(p: Promise<unknown>): Promise<AdminOrderError> {
+  const error = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(AdminOrderError);
+  return error as AdminOrderError;
+}
+
+describe("searchOrders", () => {
+  it("finds orders by fan email (case-insensitive, partial), order id, seat label or seat ordinal — only of this show", async () => {
+    const a = await bought([13]); // Sec MAIN · Row B · Seat 4
+    const b = await held([20, 21]); // Row C · Seats 1–2
+    const other = await makeStudioShow(db());
+    const email = await emailOf(a.fan);
+
+    const byEmail = await searchOrders(db(), show.organizerId, show.eventId, email.slice(0, 12).toUpperCase());
+    expect(byEmail.map((h) => h.id)).toEqual([a.orderId]);
+    expect(byEmail[0]).toMatchObject({ fanEmail: email, status: "ticketed", seats: ["Sec MAIN · Row B · Seat 4"], totalMinor: 4_500, currency: "EUR", matchedBy: "email" });
+
+    expect((await searchOrders(db(), show.organizerId, show.eventId, b.orderId)).map((h) => h.id)).toEqual([b.orderId]);
+    expect((await searchOrders(db(), show.organizerId, show.eventId, b.orderId.slice(0, 10))).map((h) => h.id)).toContain(b.orderId);
+
+    const bySeat = await searchOrders(db(), show.organizerId, show.eventId, "Row B · Seat 4");
+    expect(bySeat.map((h) => [h.id, h.matchedBy])).toEqual([[a.orderId, "seat"]]);
+    expect((await searchOrders(db(), show.organizerId, show.eventId, "row b seat 4")).map((h) => h.id)).toEqual([a.orderId]);
+    expect((await searchOrders(db(), show.organizerId, show.eventId, "13")).map((h) => h.id)).toEqual([a.orderId]);
+    expect((await searchOrders(db(), show.organizerId, show.eventId, "Row C")).map((h) => h.id)).toEqual([b.orderId]);
+    expect(await searchOrders(db(), show.organizerId, show.eventId, "Row B · Seat 5")).toEqual([]);
+    // "Seat 1" is a whole word: Row C · Seat 1, not Seat 10.
+    expect((await searchOrders(db(), show.organizerId, show.eventId, "seat 1")).map((h) => h.id)).toEqual([b.orderId]);
+    // Empty query: the latest orders, newest first.
+    expect((await searchOrders(db(), show.organizerId, show.eventId, "")).map((h) => h.id)).toEqual([b.orderId, a.orderId]);
+    // LIKE wildcards are literal.
+    expect(await searchOrders(db(), show.organizerId, show.eventId, "%@%")).toEqual([]);
+
+    // Another organizer's show: refused; and their search never sees this show's orders.
+    expect((await refusal(searchOrders(db(), other.organizerId, show.eventId, email))).code).toBe("not_your_show");
+    expect(await searchOrders(db(), other.organizerId, other.eventId, email)).toEqual([]);
+    expect(normalizeSeatQuery("  Sec MAIN · Row B · Seat 4 ")).toBe("sec main row b seat 4");
+    await expectInvariantsClean();
+  });
+});
+
+describe("getAdminOrder", () => {
+  it("shows the order, fan, seats, payments, tickets and the transition log newest last; another organizer gets a typed error", async () => {
+    const a = await bought([12, 13]);
+    const view = await getAdminOrder(db(), show.organizerId, a.orderId);
+    expect(view).toMatchObject({ id: a.orderId, status: "ticketed", totalMinor: 9_000, currency: "EUR", fan: { id: a.fan, email: await emailOf(a.fan) } });
+    expect(view.lineItems.map((l) => [l.label, l.status, l.priceLevel])).toEqual([
+      ["Sec MAIN · Row B · Seat 3", "sold", "Front"],
+      ["Sec MAIN · Row B · Seat 4", "sold", "Front"],
+    ]);
+    expect(view.payments.map((p) => p.status)).toEqual(["captured"]);
+    expect(view.tickets.map((t) => [t.seatLabel, t.status])).toEqual([
+      ["Sec MAIN · Row B · Seat 3", "valid"],
+      ["Sec MAIN · Row B · Seat 4", "valid"],
+    ]);
+    expect(view.tickets[0]!.code).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    const orderLog = view.transitions.filter((t) => t.entity === "order").map((t) => t.toStatus);
+    expect(orderLog.at(-1)).toBe("ticketed");
+    expect(orderLog).toEqual(expect.arrayContaining(["paid", "ticketed"]));
+    const times = view.transitions.map((t) => t.at.getTime());
+    expect([...times].sort((x, y) => x - y)).toEqual(times);
+    expect(view.can).toEqual({ refund: true, reissue: true, releaseHold: false });
+
+    const stranger = await makeUser(db(), "organizer");
+    const e = await refusal(getAdminOrder(db(), stranger.id, a.orderId));
+    expect([e.code, e.message]).toEqual(["not_your_show", "This order is for a show run by another organizer."]);
+    expect((await refusal(getAdminOrder(db(), show.organizerId, "ord_doesnotexist"))).code).toBe("not_found");
+    await expectInvariantsClean();
+  });
+});
+
+describe("refundOrder", () => {
+  it("refunds at the PSP, voids the tickets, frees the seat for another fan, and logs it", async () => {
+    const a = await bought([13]);
+    const [ticket] = await db().select().from(tickets).where(eq(tickets.orderId, a.orderId));
+    expect(await freeBit(13)).toBe(0);
+
+    const outcome = await refundOrder(db(), show.organizerId, a.orderId, "fan cannot come");
+    expect(outcome).toMatchObject({ orderId: a.orderId, ticketsVoided: 1, seatsReleased: ["Sec MAIN · Row B · Seat 4"], redis: { result: "reopened", seats: 1 } });
+    expect(outcome.refunded).toEqual([{ paymentId: expect.stringMatching(/^pay_/), amountMinor: 4_500, currency: "EUR" }]);
+
+    expect(await statusOf(a.orderId)).toBe("refunded");
+    expect((await psp.retrieve(a.checkoutId)).status).toBe("refunded");
+    const [p] = await db().select().from(payments).where(eq(payments.orderId, a.orderId));
+    expect(p!.status).toBe("refunded");
+    expect((await db().select().from(tickets).where(eq(tickets.id, ticket!.id)))[0]!.status).toBe("void");
+    expect((await db().select().from(lineItems).where(eq(lineItems.orderId, a.orderId))).map((l) => l.status)).toEqual(["refunded"]);
+    const [seat] = await db().select().from(eventSeats).where(and(eq(eventSeats.eventId, show.eventId), eq(eventSeats.seatId, ticket!.seatId)));
+    expect(seat!.status).toBe("available");
+    expect(await freeBit(13)).toBe(1);
+    expect(await redis().hget(inventoryKeys(show.eventId).fan, a.fan)).toBeNull();
+    expect(await readHold(show.eventId, (await db().query.orders.findFirst({ where: eq(orders.id, a.orderId) }))!.holdId)).toBeNull();
+
+    // Guarded transitions, logged with the organizer as actor.
+    const view = await getAdminOrder(db(), show.organizerId, a.orderId);
+    expect(view.transitions.filter((t) => t.actor === `organizer:${show.organizerId}`).map((t) => `${t.entity}:${t.fromStatus}→${t.toStatus}`)).toEqual([
+      "payment:captured→refunded",
+      "order:ticketed→refunded",
+      "ticket:valid→void",
+    ]);
+    expect(view.adminActions.map((x) => [x.action, x.detail.outcome])).toEqual([["refund", "done"]]);
+    expect(view.can.refund).toBe(false);
+
+    // The old ticket no longer gets in.
+    expect((await checkIn(db(), show.organizerId, ticket!.code)).result).toBe("refunded");
+    // Another fan can hold (and buy) the seat.
+    const c = await bought([13]);
+    expect(await statusOf(c.orderId)).toBe("ticketed");
+
+    // A second refund is refused, with a clear message, and logged.
+    const again = await refusal(refundOrder(db(), show.organizerId, a.orderId));
+    expect([again.code, again.message]).toEqual(["already_refunded", "This order has already been refunded."]);
+    expect(await db().select().from(adminActions).where(eq(adminActions.orderId, a.orderId))).toHaveLength(2);
+    // Reopening twice is harmless.
+    expect((await reopenSoldSeats(show.eventId, view.holdId)).result).toBe("unknown");
+    await expectInvariantsClean();
+  });
+
+  it("refuses an order that is not paid, and another organizer's order", async () => {
+    const h = await held([30]);
+    const e = await refusal(refundOrder(db(), show.organizerId, h.orderId));
+    expect([e.code, e.message]).toEqual(["nothing_to_refund", "This order is not paid (it is pending payment), so there is nothing to refund."]);
+    const [logged] = await db().select().from(adminActions).where(eq(adminActions.orderId, h.orderId));
+    expect(logged).toMatchObject({ action: "refund", organizerId: show.organizerId, eventId: show.eventId, detail: { outcome: "refused", code: "nothing_to_refund" } });
+
+    const a = await bought([31]);
+    const stranger = await makeUser(db(), "organizer");
+    expect((await refusal(refundOrder(db(), stranger.id, a.orderId))).code).toBe("not_your_show");
+    expect(await statusOf(a.orderId)).toBe("ticketed");
+    await expectInvariantsClean();
+  });
+
+  it("5 simultaneous refund clicks: one refund, the others are told it is done", async () => {
+    const a = await bought([40, 41]);
+    const results = await Promise.allSettled(Array.from({ length: 5 }, () => refundOrder(db(), show.organizerId, a.orderId)));
+    const ok = results.filter((r) => r.status === "fulfilled");
+    expect(ok).toHaveLength(1);
+    for (const r of results) if (r.status === "rejected") expect((r.reason as AdminOrderError).code).toBe("already_refunded");
+    const log = await getAdminOrder(db(), show.organizerId, a.orderId);
+    expect(log.transitions.filter((t) => t.toStatus === "refunded").map((t) => t.entity).sort()).toEqual(["order", "payment"]);
+    expect(await freeBit(40)).toBe(1);
+    expect(await freeBit(41)).toBe(1);
+    await expectInvariantsClean();
+  });
+});
+
+describe("refundOrder of a paid order whose tickets are not issued yet", () => {
+  it("refuses while issuance is blocked (nothing changes), then issues and voids the tickets and refunds", async () => {
+    const h = await held([35]);
+    // Another session blocks ticket inserts (issuance gives up after its 2 s lock timeout).
+    const blocker = postgres(env().DATABASE_URL, { max: 1, onnotice: () => {} });
+    const reserved = await blocker.reserve();
+    await reserved`begin`;
+    await reserved`lock table tickets in share row exclusive mode`;
+    try {
+      await psp.approve(h.checkoutId);
+      await deliverAll(h.checkoutId);
+      expect(await statusOf(h.orderId)).toBe("paid");
+      const e = await refusal(refundOrder(db(), show.organizerId, h.orderId));
+      expect(e.code).toBe("busy");
+      expect(await statusOf(h.orderId)).toBe("paid");
+      expect((await psp.retrieve(h.checkoutId)).status).toBe("captured");
+    } finally {
+      await reserved`rollback`;
+      reserved.release();
+      await blocker.end();
+    }
+    const out = await refundOrder(db(), show.organizerId, h.orderId);
+    expect(out).toMatchObject({ ticketsVoided: 1, redis: { result: "reopened", seats: 1 } });
+    expect(await statusOf(h.orderId)).toBe("refunded");
+    expect((await db().select().from(tickets).where(eq(tickets.orderId, h.orderId))).map((t) => t.status)).toEqual(["void"]);
+    expect(await freeBit(35)).toBe(1);
+    await expectInvariantsClean();
+  }, 30_000);
+});
+
+describe("discrepancies", () => {
+  it("lists the show's findings to its organizer only, and runs reconciliation on demand (logged)", async () => {
+    const a = await bought([36]);
+    await recordDiscrepancy(db(), { key: `test_${a.orderId}`, kind: "late_payment", eventId: show.eventId, orderId: a.orderId, detail: {}, action: "seats were still free: re-claimed and sold", status: "repaired" });
+    const rows = await listDiscrepancies(db(), show.organizerId, show.eventId);
+    expect(rows.map((r) => [r.kind, r.orderId, r.status, r.action])).toEqual([["late_payment", a.orderId, "repaired", "seats were still free: re-claimed and sold"]]);
+    const stranger = await makeUser(db(), "organizer");
+    expect((await refusal(listDiscrepancies(db(), stranger.id, show.eventId))).code).toBe("not_your_show");
+    expect((await refusal(reconcileEventNow(db(), stranger.id, show.eventId))).code).toBe("not_your_show");
+
+    // Redis forgets the sold seat: reconciliation repairs it and says so.
+    await redis().setbit(inventoryKeys(show.eventId).free, 36, 1);
+    const summary = await reconcileEventNow(db(), show.organizerId, show.eventId);
+    expect(summary).toMatchObject({ redisMismatchesRepaired: 1, violations: 0, errors: [] });
+    expect(await freeBit(36)).toBe(0);
+    expect((await listDiscrepancies(db(), show.organizerId, show.eventId)).map((r) => r.kind)).toContain("redis_drift");
+    const [logged] = await db().select().from(adminActions).where(and(eq(adminActions.eventId, show.eventId), eq(adminActions.action, "reconcile")));
+    expect(logged!.detail).toMatchObject({ outcome: "done", redisMismatchesRepaired: 1 });
+    await expectInvariantsClean();
+  });
+});
+
+describe("reissueTickets", () => {
+  it("gives valid tickets new codes; the old code is refused, the new one gets in; used tickets stay", async () => {
+    const a = await bought([5, 6]);
+    const before = await db().select().from(tickets).where(eq(tickets.orderId, a.orderId)).orderBy(tickets.seatId);
+    // One ticket is already in: it is not re-issued.
+    expect((await checkIn(db(), show.organizerId, before[1]!.code)).result).toBe("ok");
+
+    const out = await reissueTickets(db(), show.organizerId, a.orderId);
+    expect(out.reissued.map((t) => t.ticketId)).toEqual([before[0]!.id]);
+    expect(out.skipped).toEqual([]);
+    const after = await db().select().from(tickets).where(eq(tickets.orderId, a.orderId)).orderBy(tickets.seatId);
+    expect(after.map((t) => t.id)).toEqual(before.map((t) => t.id));
+    expect(after[0]!.code).not.toBe(before[0]!.code);
+    expect(after[1]!.code).toBe(before[1]!.code);
+
+    expect((await checkIn(db(), show.organizerId, before[0]!.code)).result).toBe("replaced");
+    expect((await checkIn(db(), show.organizerId, after[0]!.code)).result).toBe("ok");
+    // Nothing valid left: refused with a clear message.
+    const e = await refusal(reissueTickets(db(), show.organizerId, a.orderId));
+    expect([e.code, e.message]).toEqual(["no_valid_tickets", "This order has no valid tickets to re-issue (used tickets stay as they are)."]);
+    const logged = await db().select().from(adminActions).where(and(eq(adminActions.orderId, a.orderId), eq(adminActions.action, "reissue_tickets")));
+    expect(logged.map((l) => [l.ticketId, l.detail.outcome])).toEqual([
+      [before[0]!.id, "done"],
+      [null, "refused"],
+    ]);
+    await expectInvariantsClean();
+  });
+});
+
+describe("releaseStuckHold", () => {
+  it("cancels a hold past its expiry after asking the PSP; the seats return to sale", async () => {
+    const h = await held([44], 14 * MIN + 50_000);
+    await db().update(orders).set({ holdExpiresAt: new Date(Date.now() - 1_000) }).where(eq(orders.id, h.orderId));
+    expect(await releaseStuckHold(db(), show.organizerId, h.orderId)).toEqual({ orderId: h.orderId, result: "released" });
+    expect(await statusOf(h.orderId)).toBe("cancelled");
+    expect((await psp.retrieve(h.checkoutId)).status).toBe("cancelled");
+    expect(await freeBit(44)).toBe(1);
+    const e = await refusal(releaseStuckHold(db(), show.organizerId, h.orderId));
+    expect(e.code).toBe("not_pending");
+    await expectInvariantsClean();
+  });
+
+  it("a hold whose payment went through (webhook lost) is paid instead, never released", async () => {
+    const h = await held([45], 14 * MIN + 50_000);
+    await psp.setCheckoutFaults(h.checkoutId, { drop: true });
+    await psp.approve(h.checkoutId);
+    await db().update(orders).set({ holdExpiresAt: new Date(Date.now() - 1_000) }).where(eq(orders.id, h.orderId));
+    expect((await releaseStuckHold(db(), show.organizerId, h.orderId)).result).toBe("paid");
+    expect(await statusOf(h.orderId)).toBe("ticketed");
+    await expectInvariantsClean();
+  });
+
+  it("refuses a hold that is still running", async () => {
+    const h = await held([46]);
+    const e = await refusal(releaseStuckHold(db(), show.organizerId, h.orderId));
+    expect(e.code).toBe("hold_running");
+    expect(e.message).toMatch(/^This hold runs until \d\d:\d\d:\d\d and ends by itself/);
+    expect(await statusOf(h.orderId)).toBe("pending_payment");
+    await expectInvariantsClean();
+  });
+});

@@ -1,0 +1,99 @@
+/**
+ * Check-in at the door (issue 6, "Check-in"): a scanned ticket code is let in at most
+ * once. The code's signature is verified first (offline-capable, lib/tickets/codes),
+ * then the database decides: the ticket exists, its code is the current one (a
+ * re-issue replaces codes), it is for a show this organizer runs, it is not void, and
+ * the guarded `valid → used` transition (I8, with `checked_in_at` and the transition
+ * log) succeeds. Of any number of simultaneous scans of one code exactly one gets "ok";
+ * the others read "already_used" with the first scan's time.
+ */
+import { eq } from "drizzle-orm";
+import { events, orders, seats, tickets } from "@/db/schema";
+import { recordAdminAction } from "@/lib/admin/audit";
+import type { Db } from "@/lib/db";
+import { env } from "@/lib/env";
+import { transitionTicket } from "@/lib/orders/state-machine";
+import { InvalidTicketCodeError, ticketKeys, verifyTicketCode } from "@/lib/tickets/codes";
+
+/** The ticket a scan resolved to (for the door's screen). */
+export interface ScannedTicket {
+  ticketId: string;
+  orderId: string;
+  eventId: string;
+  eventName: string;
+  seatLabel: string;
+  /** The show's IANA time zone, for showing scan times in local time. */
+  timeZone: string;
+}
+
+/** The outcome of one scan. Only "ok" lets the person in. */
+export type CheckInResult =
+  /** Let in: this scan checked the ticket in, at `checkedInAt`. */
+  | { result: "ok"; ticket: ScannedTicket; checkedInAt: Date }
+  /** Refused: the ticket was checked in before, at `firstCheckedInAt`. */
+  | { result: "already_used"; ticket: ScannedTicket; firstCheckedInAt: Date }
+  /** Refused: the order was refunded, so its tickets are void. */
+  | { result: "refunded"; ticket: ScannedTicket }
+  /** Refused: the ticket was voided for another reason. */
+  | { result: "void"; ticket: ScannedTicket }
+  /** Refused: a genuine code that has since been replaced by a re-issued one. */
+  | { result: "replaced"; ticket: ScannedTicket }
+  /** Refused: a genuine ticket of a show another organizer runs. */
+  | { result: "other_show" }
+  /** Refused: a genuine code but no such ticket here (e.g. another environment's database). */
+  | { result: "unknown_ticket" }
+  /** Refused: not a StarArena ticket code, or forged/altered (`reason` from verifyTicketCode). */
+  | { result: "not_genuine"; reason: "malformed" | "not_genuine" };
+
+/**
+ * Checks a scanned ticket code in for the organizer's door.
+ * @param organizerId the signed-in organizer (only tickets of their shows are let in).
+ * @param code the scanned or typed code (surrounding whitespace ignored).
+ * @param now the scan time (default: now); stored as `checked_in_at`.
+ * @returns a {@link CheckInResult}; refusals are results, not exceptions.
+ * @throws database errors only.
+ */
+export async function checkIn(db: Db, organizerId: string, code: string, now = new Date()): Promise<CheckInResult> {
+  let claims;
+  try {
+    claims = await verifyTicketCode(code, ticketKeys(env().TICKET_SIGNING_SECRET).publicKeyPem);
+  } catch (error) {
+    if (error instanceof InvalidTicketCodeError) return { result: "not_genuine", reason: error.reason };
+    throw error;
+  }
+  const [row] = await db
+    .select({ ticket: tickets, eventName: events.name, organizerId: events.organizerId, timeZone: events.timeZone, seatLabel: seats.label, orderStatus: orders.status })
+    .from(tickets)
+    .innerJoin(events, eq(tickets.eventId, events.id))
+    .innerJoin(seats, eq(tickets.seatId, seats.id))
+    .innerJoin(orders, eq(tickets.orderId, orders.id))
+    .where(eq(tickets.id, claims.ticketId));
+  if (!row) return { result: "unknown_ticket" };
+  if (row.organizerId !== organizerId) return { result: "other_show" };
+  const t = row.ticket;
+  const ticket: ScannedTicket = { ticketId: t.id, orderId: t.orderId, eventId: t.eventId, eventName: row.eventName, seatLabel: row.seatLabel, timeZone: row.timeZone };
+  if (t.code !== code.trim()) return { result: "replaced", ticket };
+
+  const refusal = (status: typeof t.status, checkedInAt: Date | null, orderStatus: string): CheckInResult | null => {
+    if (status === "void") return orderStatus === "refunded" ? { result: "refunded", ticket } : { result: "void", ticket };
+    if (status === "used") return { result: "already_used", ticket, firstCheckedInAt: checkedInAt ?? now };
+    return null;
+  };
+  const early = refusal(t.status, t.checkedInAt, row.orderStatus);
+  if (early) return early;
+
+  return db.transaction(async (tx): Promise<CheckInResult> => {
+    // Lock the ticket: simultaneous scans (and a re-issue or refund) queue here, so the
+    // code and status checked below are the ones the guarded update changes.
+    const [locked] = await tx.select({ status: tickets.status, code: tickets.code, checkedInAt: tickets.checkedInAt }).from(tickets).where(eq(tickets.id, t.id)).for("update");
+    if (!locked || locked.code !== t.code) return { result: "replaced", ticket };
+    if (locked.status !== "valid") {
+      const [o] = await tx.select({ status: orders.status }).from(orders).where(eq(orders.id, t.orderId));
+      return refusal(locked.status, locked.checkedInAt, o?.status ?? row.orderStatus) ?? { result: "void", ticket };
+    }
+    const moved = await transitionTicket(tx, t, "valid", "used", { actor: `organizer:${organizerId}`, reason: "checked in at the door" }, { checkedInAt: now });
+    if (!moved) return { result: "void", ticket }; // unreachable while the row is locked
+    await recordAdminAction(tx, { organizerId, eventId: t.eventId, orderId: t.orderId, ticketId: t.id, action: "check_in", detail: { outcome: "done", seat: row.seatLabel } });
+    return { result: "ok", ticket, checkedInAt: now };
+  });
+}
