@@ -147,9 +147,9 @@ export function QueueView(props: { eventId: string; slug: string; name: string; 
 
       {fan?.state === "expired" && (
         <div className="space-y-3">
-          <p>Your turn came and ran out before you held any seats.</p>
+          <p>Your turn in the queue has ended. If you bought tickets, they are under My tickets.</p>
           <button onClick={() => void join(true)} className="rounded bg-indigo-500 px-5 py-2 font-semibold">
-            Join again at the back
+            Join the queue again
           </button>
         </div>
       )}

@@ -14,6 +14,9 @@ export default async function AdminPage() {
     <div className="space-y-6">
       <div className="flex flex-wrap items-center justify-between gap-3">
         <h1 className="text-3xl font-bold">Organizer dashboard</h1>
+        <Link href="/admin/scan" className="rounded bg-white/10 px-4 py-2 hover:bg-white/20">
+          Check-in
+        </Link>
         <Link href="/admin/events/new" className="rounded bg-indigo-500 px-4 py-2 font-semibold hover:bg-indigo-400">
           New show
         </Link>
@@ -45,9 +48,18 @@ export default async function AdminPage() {
               <td className="text-right tabular-nums">
                 {formatCount(s.seatsSold)} / {formatCount(s.seatsOnSale)}
               </td>
-              <td className="text-right">
+              <td className="space-x-3 text-right">
                 <Link href={`/admin/events/${s.id}/edit`} className="underline" aria-label={`Edit ${s.name}`}>
                   Edit
+                </Link>
+                <Link href={`/admin/events/${s.id}/live`} className="underline" aria-label={`Live view of ${s.name}`}>
+                  Live
+                </Link>
+                <Link href={`/admin/events/${s.id}/orders`} className="underline" aria-label={`Orders of ${s.name}`}>
+                  Orders
+                </Link>
+                <Link href={`/admin/events/${s.id}/discrepancies`} className="underline" aria-label={`Discrepancies of ${s.name}`}>
+                  Discrepancies
                 </Link>
               </td>
             </tr>

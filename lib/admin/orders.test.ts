@@ -18,13 +18,11 @@ import { rebuildInventory } from "@/lib/inventory/rebuild";
 import { reopenSoldSeats } from "@/lib/inventory/reopen";
 import { placeOrder } from "@/lib/orders/place-order";
 import { startCheckout } from "@/lib/payments/checkout";
-import { WebhookSignatureError } from "@/lib/payments/provider";
-import { SandboxProvider } from "@/lib/payments/sandbox/provider";
 import * as psp from "@/lib/payments/sandbox/psp";
-import { handleWebhook } from "@/lib/payments/webhooks";
 import { recordDiscrepancy } from "@/lib/reconciliation/discrepancies";
 import { checkInvariants, totalViolations } from "@/lib/reconciliation/invariants";
 import { closeRedis, redis } from "@/lib/redis";
+import { deliverAll, sandbox } from "@/lib/testing/psp";
 import { makeFans, makeStudioShow, makeUser } from "@/lib/testing/fixtures";
 import { checkIn } from "@/lib/tickets/check-in";
 
@@ -33,7 +31,7 @@ afterAll(async () => {
   await closeRedis();
 });
 
-const provider = new SandboxProvider();
+const provider = sandbox;
 const MIN = 60_000;
 let show: Awaited<ReturnType<typeof makeStudioShow>>;
 beforeEach(async () => {
@@ -41,15 +39,6 @@ beforeEach(async () => {
   await rebuildInventory(db(), show.eventId);
 });
 
-const deliverToApp: psp.SandboxWebhookDeliver = async (_url, body, headers) => {
-  try {
-    await handleWebhook(db(), provider, body, new Headers(headers));
-    return { status: 200 };
-  } catch (error) {
-    return { status: error instanceof WebhookSignatureError ? 401 : 503 };
-  }
-};
-const deliverAll = (checkoutId: string) => psp.dispatchDueWebhooks({ checkoutIds: [checkoutId], deliver: deliverToApp, now: new Date(Date.now() + 60 * MIN) });
 
 /** A fan holds `ordinals` (the hold started `ageMs` ago, less than its 15 minutes) and opens the checkout. */
 async function held(ordinals: number[], ageMs = 0, fanId?: string) {

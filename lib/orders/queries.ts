@@ -45,7 +45,7 @@ export async function getFanOrder(db: Db, orderId: string, fanId: string): Promi
     .select({ id: tickets.id, code: tickets.code, status: tickets.status, seatLabel: seats.label })
     .from(tickets)
     .innerJoin(seats, eq(tickets.seatId, seats.id))
-    .where(eq(tickets.orderId, orderId))
+    .where(and(eq(tickets.orderId, orderId), inArray(tickets.status, ["valid", "used"])))
     .orderBy(asc(seats.ordinal));
   const { order, event } = row;
   return {

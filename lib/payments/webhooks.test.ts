@@ -14,11 +14,11 @@ import { rebuildInventory } from "@/lib/inventory/rebuild";
 import { placeOrder } from "@/lib/orders/place-order";
 import { startCheckout } from "@/lib/payments/checkout";
 import { WebhookSignatureError } from "@/lib/payments/provider";
-import { SandboxProvider } from "@/lib/payments/sandbox/provider";
 import * as psp from "@/lib/payments/sandbox/psp";
 import { syncOrderPayment } from "@/lib/payments/sync";
 import { handleWebhook } from "@/lib/payments/webhooks";
 import { closeRedis } from "@/lib/redis";
+import { deliverAll, sandbox } from "@/lib/testing/psp";
 import { makeFans, makeStudioShow } from "@/lib/testing/fixtures";
 import { verifyTicketCode, ticketKeys } from "@/lib/tickets/codes";
 import { env } from "@/lib/env";
@@ -28,27 +28,14 @@ afterAll(async () => {
   await closeRedis();
 });
 
-const provider = new SandboxProvider();
+const provider = sandbox;
 let show: Awaited<ReturnType<typeof makeStudioShow>>;
 beforeEach(async () => {
   show = await makeStudioShow(db());
   await rebuildInventory(db(), show.eventId);
 });
 
-/** The app's webhook endpoint, called in-process by the PSP's dispatcher; answers like the route does. */
-const deliverToApp: psp.SandboxWebhookDeliver = async (_url, body, headers) => {
-  try {
-    await handleWebhook(db(), provider, body, new Headers(headers));
-    return { status: 200 };
-  } catch (error) {
-    return { status: error instanceof WebhookSignatureError ? 401 : 503 };
-  }
-};
 
-/** Delivers every webhook of `checkoutId` that is due within the next minute. */
-async function deliverAll(checkoutId: string) {
-  return psp.dispatchDueWebhooks({ checkoutIds: [checkoutId], deliver: deliverToApp, now: new Date(Date.now() + 60_000) });
-}
 
 /** A fan holds two seats and opens the sandbox checkout. */
 async function orderWithCheckout(ordinals = [10, 11]) {

@@ -14,13 +14,11 @@ import { inventoryKeys } from "@/lib/inventory/keys";
 import { rebuildInventory } from "@/lib/inventory/rebuild";
 import { placeOrder } from "@/lib/orders/place-order";
 import { startCheckout } from "@/lib/payments/checkout";
-import { WebhookSignatureError } from "@/lib/payments/provider";
-import { SandboxProvider } from "@/lib/payments/sandbox/provider";
 import * as psp from "@/lib/payments/sandbox/psp";
-import { handleWebhook } from "@/lib/payments/webhooks";
 import { checkInvariants, totalViolations } from "@/lib/reconciliation/invariants";
 import { sweep } from "@/lib/reconciliation/sweep";
 import { closeRedis, redis } from "@/lib/redis";
+import { deliverAll, sandbox } from "@/lib/testing/psp";
 import { makeFans, makeStudioShow } from "@/lib/testing/fixtures";
 
 afterAll(async () => {
@@ -28,7 +26,7 @@ afterAll(async () => {
   await closeRedis();
 });
 
-const provider = new SandboxProvider();
+const provider = sandbox;
 const MIN = 60_000;
 let show: Awaited<ReturnType<typeof makeStudioShow>>;
 beforeEach(async () => {
@@ -36,16 +34,6 @@ beforeEach(async () => {
   await rebuildInventory(db(), show.eventId);
 });
 
-const deliverToApp: psp.SandboxWebhookDeliver = async (_url, body, headers) => {
-  try {
-    await handleWebhook(db(), provider, body, new Headers(headers));
-    return { status: 200 };
-  } catch (error) {
-    return { status: error instanceof WebhookSignatureError ? 401 : 503 };
-  }
-};
-const deliverAll = (checkoutId: string, aheadMs = 60 * MIN) =>
-  psp.dispatchDueWebhooks({ checkoutIds: [checkoutId], deliver: deliverToApp, now: new Date(Date.now() + aheadMs) });
 const later = (ms = 16 * MIN) => new Date(Date.now() + ms);
 
 /** A fan holds `ordinals`; the hold started `ageMs` ago (15-minute holds); the checkout is open. */

@@ -1,3 +1,4 @@
+import { EventAdminNav } from "@/app/admin/_components/event-nav";
 import { LiveView } from "@/components/live-view";
 import { requireOrganizerOfEvent } from "@/lib/auth/session";
 
@@ -7,5 +8,10 @@ export const metadata = { title: "Live on-sale" };
 export default async function LivePage({ params }: PageProps<"/admin/events/[eventId]/live">) {
   const { eventId } = await params;
   const { event } = await requireOrganizerOfEvent(eventId, `/admin/events/${eventId}/live`);
-  return <LiveView eventId={event.id} name={event.name} />;
+  return (
+    <div className="space-y-4">
+      <EventAdminNav eventId={event.id} name={event.name} current="live" />
+      <LiveView eventId={event.id} name={event.name} />
+    </div>
+  );
 }
