@@ -481,3 +481,50 @@ export function studioPlan(): VenuePlan {
     capacity: ordinal,
   };
 }
+
+/**
+ * A small hall for simulations and CI: `capacity` seats (1..5,000) in one seated section
+ * "MAIN" (tier "main") of straight rows of 25 seats, row "1" nearest the stage, the last
+ * row possibly shorter. Labels "Sec MAIN · Row 3 · Seat 12"; ordinals 0..capacity-1 in
+ * row, seat order. Use {@link arenaPlan} for 5,000 seats and more.
+ * @throws RangeError when `capacity` is not an integer in [1, 5000].
+ */
+export function smallArenaPlan(capacity: number): VenuePlan {
+  if (!Number.isInteger(capacity) || capacity < 1 || capacity > 5_000) throw new RangeError(`small plan capacity must be an integer in [1, 5000], got ${capacity}`);
+  const perRow = 25;
+  const pitch = 10;
+  const rowCount = Math.ceil(capacity / perRow);
+  const width = perRow * pitch + 40;
+  const x0 = 20 + pitch / 2;
+  const y0 = 70;
+  let ordinal = 0;
+  const rows: PlanRow[] = Array.from({ length: rowCount }, (_, r) => ({
+    label: String(r + 1),
+    sortOrder: r,
+    seats: Array.from({ length: Math.min(perRow, capacity - r * perRow) }, (_, i) => ({
+      number: i + 1,
+      label: `Sec MAIN · Row ${r + 1} · Seat ${i + 1}`,
+      x: x0 + i * pitch,
+      y: y0 + r * pitch,
+      ordinal: ordinal++,
+    })),
+  }));
+  const bottom = y0 + (rowCount - 1) * pitch;
+  const section: PlanSection = {
+    code: "MAIN",
+    name: "Main",
+    kind: "seated",
+    tier: "main",
+    outline: [pt(x0 - 6, y0 - 6), pt(x0 + (perRow - 1) * pitch + 6, y0 - 6), pt(x0 + (perRow - 1) * pitch + 6, bottom + 6), pt(x0 - 6, bottom + 6)],
+    labelAt: pt(width / 2, bottom + 20),
+    rows,
+  };
+  return {
+    name: "StarArena Hall",
+    width,
+    height: bottom + 40,
+    stage: [pt(40, 15), pt(width - 40, 15), pt(width - 40, 45), pt(40, 45)],
+    sections: [section],
+    capacity: ordinal,
+  };
+}

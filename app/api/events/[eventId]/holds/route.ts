@@ -1,0 +1,67 @@
+/**
+ * POST: hold seats for the signed-in, admitted fan — the JSON twin of the event page's
+ * hold action (app/events/[slug]/actions.ts), for API clients and the on-sale simulator.
+ * Body: `{ kind: "seats", ordinals }` or `{ kind: "best", priceLevelId, quantity }`.
+ * Admission token: `Authorization: Bearer <admissionToken>` or the cookie set by
+ * /queue and /queue/me. 201 `{ orderId, seats, holdExpiresAt, totalMinor, currency }`;
+ * 4xx `{ error }` with the action's messages (429 with Retry-After when throttled).
+ */
+import { cookies } from "next/headers";
+import { NextResponse } from "next/server";
+import { z } from "zod";
+import { getSessionUser } from "@/lib/auth/session";
+import { db } from "@/lib/db";
+import { errorResponse, eventIdSchema, jsonError } from "@/lib/http";
+import { InventoryError } from "@/lib/inventory/errors";
+import { measureHold } from "@/lib/metrics/holds";
+import { holdRequestSchema, placeOrder } from "@/lib/orders/place-order";
+import { assertAdmitted } from "@/lib/waiting-room/admission";
+import { enforceLimit } from "@/lib/waiting-room/limits";
+import { extendSlot } from "@/lib/waiting-room/queue";
+import { admissionCookieName, AdmissionTokenError } from "@/lib/waiting-room/token";
+
+/** The admission token from `Authorization: Bearer …`, else from the event's admission cookie. */
+async function admissionToken(req: Request, eventId: string): Promise<string | undefined> {
+  const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.get("authorization") ?? "")?.[1];
+  return bearer ?? (await cookies()).get(admissionCookieName(eventId))?.value;
+}
+
+/** Holds seats (explicit ordinals or best available N) and answers with the pending order. */
+export async function POST(req: Request, ctx: RouteContext<"/api/events/[eventId]/holds">) {
+  const user = await getSessionUser(req.headers);
+  if (!user) return jsonError(401, "Sign in to hold seats.");
+  const id = eventIdSchema.safeParse((await ctx.params).eventId);
+  if (!id.success) return jsonError(404, "There is no such show.");
+  let body: unknown;
+  try {
+    body = await req.json();
+  } catch {
+    return jsonError(400, 'Body must be JSON: {"kind":"best","priceLevelId":"pl_…","quantity":2} or {"kind":"seats","ordinals":[…]}');
+  }
+  const parsed = holdRequestSchema.safeParse(body);
+  if (!parsed.success) return jsonError(400, parsed.error.issues[0]!.message);
+  const token = await admissionToken(req, id.data);
+  try {
+    await enforceLimit("hold", user.id);
+    const order = await measureHold(
+      id.data,
+      () =>
+        placeOrder(db(), {
+          eventId: id.data,
+          fanId: user.id,
+          request: parsed.data,
+          admission: (eventId, fanId) => assertAdmitted(eventId, fanId, token),
+        }),
+      (error) => (error instanceof InventoryError || error instanceof AdmissionTokenError || error instanceof z.ZodError ? "refused" : "error"),
+    );
+    await extendSlot(db(), id.data, user.id, order.holdExpiresAt.getTime());
+    return NextResponse.json(
+      { orderId: order.orderId, seats: order.seats, holdExpiresAt: order.holdExpiresAt.toISOString(), totalMinor: order.totalMinor, currency: order.currency },
+      { status: 201, headers: { "Cache-Control": "private, no-store" } },
+    );
+  } catch (error) {
+    const res = errorResponse(error);
+    if (res) return res;
+    throw error;
+  }
+}

@@ -1,0 +1,183 @@
+/**
+ * The simulator's HTTP side: two keep-alive connection pools (node:http Agents with a
+ * socket limit each, so concurrency is bounded: the door and the shop), a cookie jar per fan, and per-endpoint
+ * latency and error accounting. Also a tiny CDN model: responses marked
+ * `Cache-Control: public, s-maxage=N` are served from an edge cache for N seconds, so
+ * fans polling the public queue status cost the origin about one request per second per
+ * edge, as behind a real CDN.
+ */
+import http from "node:http";
+
+/** A fan's cookies, name → raw value. */
+export type CookieJar = Map<string, string>;
+
+/** What one request returned. `status` 0 means the request failed at the network level. */
+export interface SimResponse<T = unknown> {
+  status: number;
+  body: T;
+  headers: http.IncomingHttpHeaders;
+  ms: number;
+  /** Served by the simulated CDN without reaching the origin. */
+  cached?: boolean;
+}
+
+/** Latencies (ms) and counts of one endpoint. */
+export interface EndpointStats {
+  count: number;
+  latencies: number[];
+  /** Timestamps (ms since the run's start) of completed origin requests, for per-stage rates. */
+  firstAt: number;
+  lastAt: number;
+}
+
+/** Options of a request. */
+export interface RequestOptions {
+  method?: "GET" | "POST" | "PUT" | "DELETE";
+  body?: unknown;
+  jar?: CookieJar;
+  /** Extra headers (e.g. x-forwarded-for, authorization). */
+  headers?: Record<string, string>;
+  /** Endpoint name for the statistics, e.g. "hold". */
+  endpoint: string;
+  timeoutMs?: number;
+  /** Connection pool: "door" (joins, status) or "shop" (everything after admission), so a flood at the door cannot starve admitted fans on the client side. */
+  lane?: "door" | "shop" | "monitor" | "edge";
+}
+
+/** Keep-alive HTTP client with bounded connections, cookie jars and accounting. */
+export class SimClient {
+  readonly agent: http.Agent;
+  readonly shopAgent: http.Agent;
+  /** Two sockets of its own for the simulator's own once-a-second look at the queue. */
+  readonly monitorAgent = new http.Agent({ keepAlive: true, maxSockets: 2 });
+  /** The simulated CDN's connections to the origin. */
+  readonly edgeAgent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+  readonly stats = new Map<string, EndpointStats>();
+  /** Errors by kind: "<endpoint> <status>" or "<endpoint> network:<code>". */
+  readonly errors = new Map<string, number>();
+  /** Origin requests completed (for req/s). */
+  requests = 0;
+  /** Fan-side reads answered by the simulated CDN. */
+  cdnHits = 0;
+  private readonly edge = new Map<string, { until: number; res: SimResponse; pending?: Promise<SimResponse> }>();
+  private readonly base: URL;
+  private readonly t0 = Date.now();
+
+  constructor(baseUrl: string, connections: number) {
+    this.base = new URL(baseUrl);
+    const half = Math.max(1, Math.floor(connections / 2));
+    this.agent = new http.Agent({ keepAlive: true, maxSockets: half, maxFreeSockets: half });
+    this.shopAgent = new http.Agent({ keepAlive: true, maxSockets: half, maxFreeSockets: half });
+  }
+
+  /** Counts an error of `kind`. */
+  countError(kind: string): void {
+    this.errors.set(kind, (this.errors.get(kind) ?? 0) + 1);
+  }
+
+  private record(endpoint: string, ms: number): void {
+    const at = Date.now() - this.t0;
+    let s = this.stats.get(endpoint);
+    if (!s) this.stats.set(endpoint, (s = { count: 0, latencies: [], firstAt: at, lastAt: at }));
+    s.count++;
+    s.latencies.push(ms);
+    s.lastAt = at;
+    this.requests++;
+  }
+
+  /** One request to the origin. Never throws: network failures come back as status 0. */
+  request<T = unknown>(path: string, opts: RequestOptions): Promise<SimResponse<T>> {
+    const started = performance.now();
+    const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
+    const headers: Record<string, string> = { accept: "application/json", ...opts.headers };
+    if (payload !== undefined) headers["content-type"] = "application/json";
+    if (opts.jar && opts.jar.size > 0) headers.cookie = [...opts.jar].map(([k, v]) => `${k}=${v}`).join("; ");
+    return new Promise((resolve) => {
+      const req = http.request(
+        { host: this.base.hostname, port: this.base.port, path, method: opts.method ?? "GET", headers, agent: opts.lane === "shop" ? this.shopAgent : opts.lane === "monitor" ? this.monitorAgent : opts.lane === "edge" ? this.edgeAgent : this.agent, timeout: opts.timeoutMs ?? 60_000 },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => {
+            const ms = performance.now() - started;
+            this.record(opts.endpoint, ms);
+            if (opts.jar) updateJar(opts.jar, res.headers["set-cookie"]);
+            const text = Buffer.concat(chunks).toString("utf8");
+            let body: unknown = text;
+            try {
+              body = text ? JSON.parse(text) : null;
+            } catch {
+              // not JSON (an HTML error page): keep the text
+            }
+            const status = res.statusCode ?? 0;
+            if (status >= 400) this.countError(`${opts.endpoint} ${status}`);
+            resolve({ status, body: body as T, headers: res.headers, ms });
+          });
+          res.on("error", (e: NodeJS.ErrnoException) => {
+            this.countError(`${opts.endpoint} network:${e.code ?? e.message}`);
+            resolve({ status: 0, body: null as T, headers: {}, ms: performance.now() - started });
+          });
+        },
+      );
+      req.on("timeout", () => req.destroy(Object.assign(new Error("timeout"), { code: "TIMEOUT" })));
+      req.on("error", (e: NodeJS.ErrnoException) => {
+        this.countError(`${opts.endpoint} network:${e.code ?? e.message}`);
+        resolve({ status: 0, body: null as T, headers: {}, ms: performance.now() - started });
+      });
+      if (payload !== undefined) req.write(payload);
+      req.end();
+    });
+  }
+
+  /**
+   * A public, cacheable GET through the simulated CDN edge `edge`: a fresh cached copy is
+   * returned without a request; concurrent misses share one origin request.
+   */
+  async cachedGet<T = unknown>(path: string, edge: number, endpoint: string, headers?: Record<string, string>): Promise<SimResponse<T>> {
+    const key = `${edge}:${path}`;
+    const now = Date.now();
+    const hit = this.edge.get(key);
+    if (hit && hit.until > now) {
+      this.cdnHits++;
+      return { ...(hit.res as SimResponse<T>), cached: true };
+    }
+    if (hit?.pending) {
+      this.cdnHits++;
+      return { ...((await hit.pending) as SimResponse<T>), cached: true };
+    }
+    // The edge's own connections to the origin: a CDN's fetches do not queue behind fans' joins.
+    const pending = this.request<T>(path, { endpoint, headers, lane: "edge" });
+    this.edge.set(key, { until: 0, res: hit?.res ?? ({ status: 0, body: null, headers: {}, ms: 0 } as SimResponse), pending: pending as Promise<SimResponse> });
+    const res = await pending;
+    const maxAge = /s-maxage=(\d+)/.exec(String(res.headers["cache-control"] ?? ""))?.[1];
+    this.edge.set(key, { until: res.status === 200 && maxAge ? Date.now() + Number(maxAge) * 1000 : 0, res: res as SimResponse });
+    return res;
+  }
+
+  /** Closes idle sockets. */
+  close(): void {
+    this.agent.destroy();
+    this.shopAgent.destroy();
+    this.monitorAgent.destroy();
+    this.edgeAgent.destroy();
+  }
+}
+
+/** Applies Set-Cookie headers to a jar (deletions included). */
+export function updateJar(jar: CookieJar, setCookie: string[] | undefined): void {
+  for (const line of setCookie ?? []) {
+    const [pair, ...attrs] = line.split(";");
+    const eq = pair!.indexOf("=");
+    if (eq < 0) continue;
+    const name = pair!.slice(0, eq).trim();
+    const value = pair!.slice(eq + 1).trim();
+    const expired = attrs.some((a) => {
+      const [k, v] = a.split("=").map((s) => s.trim());
+      if (k?.toLowerCase() === "max-age") return Number(v) <= 0;
+      if (k?.toLowerCase() === "expires") return Date.parse(v ?? "") <= Date.now();
+      return false;
+    });
+    if (expired || value === "") jar.delete(name);
+    else jar.set(name, value);
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * The simulator's report path: statistics, the verdict (a broken rule fails the run), and
+ * the forged better-auth session the simulator relies on (accepted by better-auth itself).
+ */
+import { serializeSignedCookie } from "better-call";
+import { afterAll, describe, expect, it } from "vitest";
+import { auth } from "@/lib/auth";
+import { closeDb, db } from "@/lib/db";
+import { env } from "@/lib/env";
+import type { InvariantReport } from "@/lib/reconciliation/invariants";
+import { chartHtml, fifoViolations, isPermutation, passed, percentile, rhoBound, spearman, violations, type FairnessReport } from "@/lib/simulator/report";
+import { createFansWithSessions, SESSION_COOKIE, signSessionToken } from "@/lib/simulator/sessions";
+
+afterAll(async () => {
+  await closeDb();
+});
+
+const clean: InvariantReport = {
+  oversold: 0,
+  redisMismatches: 0,
+  paidWithoutTickets: 0,
+  refundedWithTickets: 0,
+  doubleCharged: 0,
+  ticketsWithoutPayment: 0,
+  holdsNotEnded: 0,
+  overFanLimit: 0,
+};
+const fair: FairnessReport = {
+  preQueueFans: 1000,
+  preQueuePermutation: true,
+  preQueueRho: 0.01,
+  preQueueRhoBound: rhoBound(1000),
+  laterFans: 10,
+  fifoViolations: 0,
+  laterRho: 1,
+  duplicatePositions: 0,
+};
+
+describe("simulator statistics", () => {
+  it("percentiles by nearest rank", () => {
+    const xs = Array.from({ length: 100 }, (_, i) => 100 - i);
+    expect(percentile(xs, 0.5)).toBe(50);
+    expect(percentile(xs, 0.99)).toBe(99);
+    expect(percentile([], 0.5)).toBeNull();
+  });
+
+  it("Spearman: 1 for the same order, -1 reversed, near 0 for a shuffle", () => {
+    const n = 20_000;
+    const a = Array.from({ length: n }, (_, i) => i);
+    expect(spearman(a, a)).toBeCloseTo(1, 10);
+    expect(spearman(a, [...a].reverse())).toBeCloseTo(-1, 10);
+    const shuffled = [...a].sort(() => Math.random() - 0.5).map((_, i, arr) => arr[i]!);
+    for (let i = n - 1; i > 0; i--) {
+      const j = Math.floor(Math.random() * (i + 1));
+      [shuffled[i], shuffled[j]] = [shuffled[j]!, shuffled[i]!];
+    }
+    expect(Math.abs(spearman(a, shuffled))).toBeLessThan(rhoBound(n));
+  });
+
+  it("permutations and causal FIFO", () => {
+    expect(isPermutation([3, 1, 2])).toBe(true);
+    expect(isPermutation([1, 1, 3])).toBe(false);
+    // B was sent after A was answered, so B must be behind A; C overlapped A and may go either way.
+    const ok = [
+      { sentAt: 0, doneAt: 10, position: 2 },
+      { sentAt: 5, doneAt: 12, position: 1 },
+      { sentAt: 20, doneAt: 30, position: 3 },
+    ];
+    expect(fifoViolations(ok)).toBe(0);
+    expect(fifoViolations([...ok, { sentAt: 40, doneAt: 45, position: 2 }])).toBe(1);
+  });
+
+  it("a rule broken on purpose fails the run", () => {
+    expect(passed(violations(clean, fair))).toBe(true);
+    expect(passed(violations({ ...clean, oversold: 1 }, fair))).toBe(false);
+    expect(passed(violations(clean, { ...fair, preQueueRho: 0.9 }))).toBe(false); // join order leaked into the draw
+    expect(passed(violations(clean, { ...fair, fifoViolations: 3 }))).toBe(false);
+    expect(violations(clean, { ...fair, preQueuePermutation: false }).preQueueNotPermutation).toBe(1);
+  });
+
+  it("draws the chart as inline SVG", () => {
+    const html = chartHtml("t", [{ t: -5, queueLength: 10, serving: 0, sold: 0, held: 0 }, { t: 10, queueLength: 10, serving: 5, sold: 8, held: 2 }], 8);
+    expect(html).toContain("<svg");
+    expect(html.match(/<polyline/g)).toHaveLength(4);
+  });
+});
+
+describe("simulated fans' sessions", () => {
+  it("signs the cookie exactly like better-auth, and better-auth accepts it", async () => {
+    const secret = env().BETTER_AUTH_SECRET;
+    const reference = await serializeSignedCookie(SESSION_COOKIE, "some-token", secret);
+    expect(reference.split(";")[0]).toBe(`${SESSION_COOKIE}=${signSessionToken("some-token", secret)}`);
+
+    const [fan] = await createFansWithSessions(db(), 1, { secret, runTag: `t${Date.now().toString(36)}` });
+    const session = await auth().api.getSession({ headers: new Headers({ cookie: `${SESSION_COOKIE}=${fan!.sessionCookie}` }) });
+    expect(session?.user.id).toBe(fan!.id);
+    const forged = await auth().api.getSession({ headers: new Headers({ cookie: `${SESSION_COOKIE}=${signSessionToken("not-a-session", secret)}` }) });
+    expect(forged).toBeNull();
+  });
+});

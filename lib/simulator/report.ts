@@ -1,0 +1,178 @@
+/**
+ * The on-sale simulator's arithmetic, kept pure so it is unit-tested: percentiles,
+ * queue-fairness statistics (Spearman's rho for the pre-queue draw, a causal FIFO check
+ * for later arrivals), the pass/fail verdict over the invariant checker's counts, and the
+ * chart (an HTML page with inline SVG).
+ */
+import type { InvariantReport } from "@/lib/reconciliation/invariants";
+
+/** Nearest-rank percentile of unsorted values (q in 0–1); null when empty. */
+export function percentile(values: number[], q: number): number | null {
+  if (values.length === 0) return null;
+  const s = Float64Array.from(values).sort();
+  return Math.round(s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]! * 10) / 10;
+}
+
+/** Ranks (1-based, ties averaged) of `xs`. */
+function ranks(xs: number[]): number[] {
+  const idx = xs.map((_, i) => i).sort((a, b) => xs[a]! - xs[b]!);
+  const r = new Array<number>(xs.length);
+  for (let i = 0; i < idx.length; ) {
+    let j = i;
+    while (j + 1 < idx.length && xs[idx[j + 1]!] === xs[idx[i]!]) j++;
+    for (let k = i; k <= j; k++) r[idx[k]!] = (i + j) / 2 + 1;
+    i = j + 1;
+  }
+  return r;
+}
+
+/** Spearman's rank correlation of paired samples (Pearson on ranks); 0 for fewer than 3 pairs. */
+export function spearman(xs: number[], ys: number[]): number {
+  const n = xs.length;
+  if (n < 3 || ys.length !== n) return 0;
+  const rx = ranks(xs);
+  const ry = ranks(ys);
+  const mean = (n + 1) / 2;
+  let sxy = 0;
+  let sxx = 0;
+  let syy = 0;
+  for (let i = 0; i < n; i++) {
+    const dx = rx[i]! - mean;
+    const dy = ry[i]! - mean;
+    sxy += dx * dy;
+    sxx += dx * dx;
+    syy += dy * dy;
+  }
+  return sxx && syy ? sxy / Math.sqrt(sxx * syy) : 0;
+}
+
+/**
+ * The bound |rho| must stay under for a uniform random permutation: `z` standard errors
+ * of Spearman's rho under independence (1/sqrt(n-1)); z = 5 makes a false alarm ~1e-6.
+ */
+export function rhoBound(n: number, z = 5): number {
+  return n > 1 ? z / Math.sqrt(n - 1) : 1;
+}
+
+/** True when `positions` are exactly 1..n, each once. */
+export function isPermutation(positions: number[]): boolean {
+  const seen = new Uint8Array(positions.length + 1);
+  for (const p of positions) {
+    if (!Number.isInteger(p) || p < 1 || p > positions.length || seen[p]) return false;
+    seen[p] = 1;
+  }
+  return true;
+}
+
+/** One join after the on-sale: when its request left and its answer came back (ms), and the position given. */
+export interface TimedJoin {
+  sentAt: number;
+  doneAt: number;
+  position: number;
+}
+
+/**
+ * FIFO after the on-sale, checked causally: a fan whose join was sent after another
+ * fan's join had been answered must get a later position. Requests in flight at the same
+ * time may be ordered either way (the server saw them in some order), so only causally
+ * ordered pairs count. @returns the number of fans placed ahead of someone who was
+ * answered before they even asked (0 = FIFO).
+ */
+export function fifoViolations(joins: TimedJoin[]): number {
+  const bySent = [...joins].sort((a, b) => a.sentAt - b.sentAt);
+  const byDone = [...joins].sort((a, b) => a.doneAt - b.doneAt);
+  let bad = 0;
+  let maxDonePos = 0;
+  let j = 0;
+  for (const x of bySent) {
+    while (j < byDone.length && byDone[j]!.doneAt < x.sentAt) maxDonePos = Math.max(maxDonePos, byDone[j++]!.position);
+    if (x.position < maxDonePos) bad++;
+  }
+  return bad;
+}
+
+/** The fairness section of the report. */
+export interface FairnessReport {
+  preQueueFans: number;
+  /** Pre-queue positions are exactly 1..preQueueFans. */
+  preQueuePermutation: boolean;
+  /** Spearman's rho between join order and position in the pre-queue, and the bound it must stay under. */
+  preQueueRho: number;
+  preQueueRhoBound: number;
+  laterFans: number;
+  /** Causal FIFO violations among joins after the on-sale (must be 0). */
+  fifoViolations: number;
+  /** Spearman's rho between arrival and position after the on-sale (≈ 1). */
+  laterRho: number;
+  /** Fans holding more than one position (must be 0). */
+  duplicatePositions: number;
+}
+
+/** Every count that must be zero for the run to pass, from the invariant checker and the fairness checks. */
+export function violations(inv: InvariantReport, fair: FairnessReport): Record<string, number> {
+  return {
+    ...inv,
+    preQueueNotPermutation: fair.preQueuePermutation ? 0 : 1,
+    preQueueOrderLeak: Math.abs(fair.preQueueRho) <= fair.preQueueRhoBound ? 0 : 1,
+    fifoViolations: fair.fifoViolations,
+    duplicatePositions: fair.duplicatePositions,
+  };
+}
+
+/** True when every violation count is zero. */
+export function passed(v: Record<string, number>): boolean {
+  return Object.values(v).every((n) => n === 0);
+}
+
+/** One sample of the sale over time (seconds since the on-sale). */
+export interface TimelinePoint {
+  t: number;
+  queueLength: number;
+  serving: number;
+  sold: number;
+  held: number;
+}
+
+/** An HTML page with an inline SVG chart of queue length, serving counter, seats held and seats sold over time. */
+export function chartHtml(title: string, points: TimelinePoint[], capacity: number): string {
+  const W = 900;
+  const H = 420;
+  const pad = { l: 70, r: 20, t: 40, b: 50 };
+  const tMin = Math.min(0, ...points.map((p) => p.t));
+  const tMax = Math.max(1, ...points.map((p) => p.t));
+  const yMax = Math.max(capacity, ...points.map((p) => Math.max(p.queueLength, p.serving, p.sold)), 1);
+  const x = (t: number) => pad.l + ((t - tMin) / (tMax - tMin)) * (W - pad.l - pad.r);
+  const y = (v: number) => H - pad.b - (v / yMax) * (H - pad.t - pad.b);
+  const series: [keyof TimelinePoint, string, string][] = [
+    ["queueLength", "#2563eb", "queue length"],
+    ["serving", "#7c3aed", "admitted (serving counter)"],
+    ["held", "#ca8a04", "seats held"],
+    ["sold", "#16a34a", "seats sold"],
+  ];
+  const lines = series
+    .map(([k, color]) => `<polyline fill="none" stroke="${color}" stroke-width="2" points="${points.map((p) => `${x(p.t).toFixed(1)},${y(p[k]).toFixed(1)}`).join(" ")}"/>`)
+    .join("\n");
+  const ticksY = [0, 0.25, 0.5, 0.75, 1].map((f) => {
+    const v = Math.round(yMax * f);
+    return `<line x1="${pad.l}" x2="${W - pad.r}" y1="${y(v)}" y2="${y(v)}" stroke="#e5e7eb"/><text x="${pad.l - 6}" y="${y(v) + 4}" text-anchor="end" font-size="11">${v.toLocaleString("en")}</text>`;
+  });
+  const step = Math.max(10, Math.ceil((tMax - tMin) / 10 / 10) * 10);
+  const ticksX: string[] = [];
+  for (let t = Math.ceil(tMin / step) * step; t <= tMax; t += step) ticksX.push(`<text x="${x(t)}" y="${H - pad.b + 16}" text-anchor="middle" font-size="11">${t}s</text>`);
+  const legend = series.map(([, color, label], i) => `<rect x="${pad.l + i * 190}" y="12" width="12" height="12" fill="${color}"/><text x="${pad.l + i * 190 + 16}" y="22" font-size="12">${label}</text>`).join("");
+  const onSale = tMin < 0 ? `<line x1="${x(0)}" x2="${x(0)}" y1="${pad.t}" y2="${H - pad.b}" stroke="#dc2626" stroke-dasharray="4 3"/><text x="${x(0) + 4}" y="${pad.t + 12}" font-size="11" fill="#dc2626">on-sale</text>` : "";
+  const capLine = `<line x1="${pad.l}" x2="${W - pad.r}" y1="${y(capacity)}" y2="${y(capacity)}" stroke="#16a34a" stroke-dasharray="2 4"/>`;
+  const esc = (s: string) => s.replace(/[<>&]/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;" })[c]!);
+  return `<!doctype html><html lang="en"><meta charset="utf-8"><title>${esc(title)}</title>
+<body style="font-family:system-ui,sans-serif;margin:24px"><h1 style="font-size:18px">${esc(title)}</h1>
+<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(title)}">
+${ticksY.join("\n")}
+${ticksX.join("\n")}
+${capLine}
+${onSale}
+${lines}
+${legend}
+<text x="${(W + pad.l) / 2}" y="${H - 10}" text-anchor="middle" font-size="12">seconds since the on-sale</text>
+</svg></body></html>
+`;
+}
