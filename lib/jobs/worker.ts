@@ -37,6 +37,7 @@ export function startLocalWorker(db: Db, opts: WorkerOptions = {}): () => Promis
   const withInngest = inngestConfigured();
   let stopped = false;
   let lastReconcile = 0;
+  let lastRelayWarning = 0;
   let current: Promise<void> = Promise.resolve();
 
   const send =
@@ -49,7 +50,11 @@ export function startLocalWorker(db: Db, opts: WorkerOptions = {}): () => Promis
   async function pass() {
     if (withInngest) {
       const r = await relayOutbox(db, send);
-      if (r.sent || r.failed) log(`outbox: ${r.sent} sent, ${r.failed} to retry${r.error ? ` (${r.error})` : ""}`);
+      // Failures repeat while Inngest is down: say so at most once a minute.
+      if (r.sent || (r.failed && Date.now() - lastRelayWarning >= 60_000)) {
+        if (r.failed) lastRelayWarning = Date.now();
+        log(`outbox: ${r.sent} sent, ${r.failed} to retry${r.error ? ` (${r.error}; the sweeps keep things moving meanwhile)` : ""}`);
+      }
     } else {
       await markOutboxHandledLocally(db);
     }
