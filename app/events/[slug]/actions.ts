@@ -6,11 +6,9 @@ import { getSessionUser } from "@/lib/auth/session";
 import { db } from "@/lib/db";
 import { eventIdSchema } from "@/lib/http";
 import { InventoryError } from "@/lib/inventory/errors";
-import { measureHold } from "@/lib/metrics/holds";
-import { holdRequestSchema, placeOrder } from "@/lib/orders/place-order";
-import { assertAdmitted } from "@/lib/waiting-room/admission";
-import { enforceLimit, RateLimitedError } from "@/lib/waiting-room/limits";
-import { extendSlot } from "@/lib/waiting-room/queue";
+import { holdForFan } from "@/lib/orders/hold-for-fan";
+import { holdRequestSchema } from "@/lib/orders/place-order";
+import { RateLimitedError } from "@/lib/waiting-room/limits";
 import { admissionCookieName, AdmissionTokenError } from "@/lib/waiting-room/token";
 
 /** `{ ok: true, orderId }` or `{ ok: false, error }` with a message for the fan; `queue` when they must (re)join the queue. */
@@ -25,19 +23,7 @@ export async function holdSeatsAction(eventId: unknown, request: unknown): Promi
   if (!parsed.success) return { ok: false, error: parsed.error.issues[0]!.message };
   const token = (await cookies()).get(admissionCookieName(id.data))?.value;
   try {
-    await enforceLimit("hold", user.id);
-    const order = await measureHold(
-      id.data,
-      () =>
-        placeOrder(db(), {
-          eventId: id.data,
-          fanId: user.id,
-          request: parsed.data,
-          admission: (eventId, fanId) => assertAdmitted(eventId, fanId, token),
-        }),
-      (error) => (error instanceof InventoryError || error instanceof AdmissionTokenError || error instanceof z.ZodError ? "refused" : "error"),
-    );
-    await extendSlot(db(), id.data, user.id, order.holdExpiresAt.getTime());
+    const order = await holdForFan(db(), { eventId: id.data, fanId: user.id, request: parsed.data, admissionToken: token });
     return { ok: true, orderId: order.orderId };
   } catch (error) {
     if (error instanceof AdmissionTokenError) return { ok: false, error: error.message, queue: true };

@@ -8,17 +8,12 @@
  */
 import { cookies } from "next/headers";
 import { NextResponse } from "next/server";
-import { z } from "zod";
 import { getSessionUser } from "@/lib/auth/session";
 import { db } from "@/lib/db";
 import { errorResponse, eventIdSchema, jsonError } from "@/lib/http";
-import { InventoryError } from "@/lib/inventory/errors";
-import { measureHold } from "@/lib/metrics/holds";
-import { holdRequestSchema, placeOrder } from "@/lib/orders/place-order";
-import { assertAdmitted } from "@/lib/waiting-room/admission";
-import { enforceLimit } from "@/lib/waiting-room/limits";
-import { extendSlot } from "@/lib/waiting-room/queue";
-import { admissionCookieName, AdmissionTokenError } from "@/lib/waiting-room/token";
+import { holdForFan } from "@/lib/orders/hold-for-fan";
+import { holdRequestSchema } from "@/lib/orders/place-order";
+import { admissionCookieName } from "@/lib/waiting-room/token";
 
 /** The admission token from `Authorization: Bearer …`, else from the event's admission cookie. */
 async function admissionToken(req: Request, eventId: string): Promise<string | undefined> {
@@ -42,19 +37,7 @@ export async function POST(req: Request, ctx: RouteContext<"/api/events/[eventId
   if (!parsed.success) return jsonError(400, parsed.error.issues[0]!.message);
   const token = await admissionToken(req, id.data);
   try {
-    await enforceLimit("hold", user.id);
-    const order = await measureHold(
-      id.data,
-      () =>
-        placeOrder(db(), {
-          eventId: id.data,
-          fanId: user.id,
-          request: parsed.data,
-          admission: (eventId, fanId) => assertAdmitted(eventId, fanId, token),
-        }),
-      (error) => (error instanceof InventoryError || error instanceof AdmissionTokenError || error instanceof z.ZodError ? "refused" : "error"),
-    );
-    await extendSlot(db(), id.data, user.id, order.holdExpiresAt.getTime());
+    const order = await holdForFan(db(), { eventId: id.data, fanId: user.id, request: parsed.data, admissionToken: token });
     return NextResponse.json(
       { orderId: order.orderId, seats: order.seats, holdExpiresAt: order.holdExpiresAt.toISOString(), totalMinor: order.totalMinor, currency: order.currency },
       { status: 201, headers: { "Cache-Control": "private, no-store" } },
