@@ -70,3 +70,21 @@ export function eventKey(eventId: string, ...parts: (string | number)[]): string
 export function globalKey(...parts: (string | number)[]): string {
   return `${env().REDIS_KEY_PREFIX}${parts.join(":")}`;
 }
+
+/** A Lua script bound to the process's client: `exec(keys, args)` runs EVALSHA, falling back to EVAL once. */
+export type LuaScript<T> = { exec(keys: string[], args: string[]): Promise<T> };
+
+const scriptCache = new WeakMap<Redis, Map<string, LuaScript<unknown>>>();
+
+/**
+ * The cached script object for `source` on the current client. Creating one per call
+ * would hash the source again every time (measurable on the hold path, see bench:holds).
+ */
+export function luaScript<T>(source: string): LuaScript<T> {
+  const client = redis();
+  let byClient = scriptCache.get(client);
+  if (!byClient) scriptCache.set(client, (byClient = new Map()));
+  let s = byClient.get(source);
+  if (!s) byClient.set(source, (s = client.createScript<T>(source) as LuaScript<unknown>));
+  return s as LuaScript<T>;
+}

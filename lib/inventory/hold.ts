@@ -7,7 +7,7 @@
 import { holdKey, inventoryKeys, rowsKey, scriptKeys } from "@/lib/inventory/keys";
 import { CONFIRM_HOLD, HOLD_BEST_AVAILABLE, HOLD_SEATS, RELEASE_HOLD } from "@/lib/inventory/lua";
 import { FanLimitError, InventoryNotReadyError, NotEnoughSeatsError, SeatsTakenError } from "@/lib/inventory/errors";
-import { redis } from "@/lib/redis";
+import { luaScript, redis } from "@/lib/redis";
 
 /** What a fan asks to hold. Ordinals are the venue's seat ordinals (bit positions in the availability bitset). */
 export type HoldRequest = { kind: "seats"; ordinals: number[] } | { kind: "best"; priceLevelId: string; quantity: number };
@@ -23,10 +23,10 @@ export interface RedisHoldInput {
 }
 
 const scripts = () => ({
-  seats: redis().createScript<string[]>(HOLD_SEATS),
-  best: redis().createScript<string[]>(HOLD_BEST_AVAILABLE),
-  release: redis().createScript<string[]>(RELEASE_HOLD),
-  confirm: redis().createScript<string[]>(CONFIRM_HOLD),
+  seats: luaScript<string[]>(HOLD_SEATS),
+  best: luaScript<string[]>(HOLD_BEST_AVAILABLE),
+  release: luaScript<string[]>(RELEASE_HOLD),
+  confirm: luaScript<string[]>(CONFIRM_HOLD),
 });
 
 /**

@@ -13,9 +13,9 @@ import { eventSeats, events, lineItems, orders, rows, seats, sections, venues } 
 import type { Db } from "@/lib/db";
 import { holdKey, inventoryKeys, rowsKey } from "@/lib/inventory/keys";
 import { REBUILD } from "@/lib/inventory/lua";
-import { eventKey, redis } from "@/lib/redis";
+import { eventKey, luaScript, redis } from "@/lib/redis";
 
-const rebuildScript = () => redis().createScript<string[]>(REBUILD);
+const rebuildScript = () => luaScript<string[]>(REBUILD);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** What a rebuild wrote. */

@@ -11,7 +11,7 @@
  * rebuilds the inventory from Postgres — never sold twice.
  */
 import { scriptKeys } from "@/lib/inventory/keys";
-import { redis } from "@/lib/redis";
+import { luaScript } from "@/lib/redis";
 
 /**
  * Free the seats of a sold hold, only where the seat is still owned by it.
@@ -59,7 +59,7 @@ export type ReopenResult =
  * @throws Redis errors (callers report them; reconciliation repairs the drift).
  */
 export async function reopenSoldSeats(eventId: string, holdId: string): Promise<ReopenResult> {
-  const reply = (await redis().createScript<string[]>(REOPEN_SOLD).exec(scriptKeys(eventId, holdId), [holdId])).map(String);
+  const reply = (await luaScript<string[]>(REOPEN_SOLD).exec(scriptKeys(eventId, holdId), [holdId])).map(String);
   switch (reply[0]) {
     case "OK":
       return { result: "reopened", seats: Number(reply[1]) };

@@ -8,7 +8,7 @@ import { randomInt } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { events } from "@/db/schema";
 import type { Db } from "@/lib/db";
-import { eventKey, redis } from "@/lib/redis";
+import { eventKey, luaScript, redis } from "@/lib/redis";
 import { FAN_STATUS, JOIN, SET_SLOT, STATUS } from "@/lib/waiting-room/lua";
 
 /** Default admission window: minutes an admitted fan has to start a hold. */
@@ -76,7 +76,7 @@ export async function syncQueueConfig(db: Db, eventId: string): Promise<void> {
 
 /** Runs a queue script; syncs the configuration from Postgres once if Redis lost it. */
 async function run(db: Db, script: string, eventId: string, args: (string | number)[]): Promise<(string | number)[]> {
-  const exec = () => redis().createScript<(string | number)[]>(script).exec(queueKeys(eventId), args.map(String));
+  const exec = () => luaScript<(string | number)[]>(script).exec(queueKeys(eventId), args.map(String));
   let reply = await exec();
   if (reply[0] === "NO_CONFIG") {
     await syncQueueConfig(db, eventId);
