@@ -1,19 +1,10 @@
 import { expect, test, type Page } from "@playwright/test";
-import { enterThroughQueue, ORGANIZER, signIn } from "./helpers";
+import { clickSeat, enterThroughQueue, ORGANIZER, signIn } from "./helpers";
 
 const FAN3 = { email: "fan3@stararena.test", password: "fan-demo-3" };
 /** Row E · Seat 8 of "studio-session": far from the seats the other specs buy there. */
 const ORDINAL = 47;
 const SEAT = "Sec MAIN · Row E · Seat 8";
-
-/** Clicks the seat with this ordinal on the canvas seat map (positions from the seat-map API). */
-async function clickSeat(page: Page, eventId: string, ordinal: number) {
-  const map = (await (await page.request.get(`/api/events/${eventId}/seat-map`)).json()) as { width: number; seats: { x: number[]; y: number[] } };
-  const canvas = page.getByTestId("seat-map");
-  const box = (await canvas.boundingBox())!;
-  const scale = box.width / map.width;
-  await canvas.click({ position: { x: map.seats.x[ordinal]! * scale, y: map.seats.y[ordinal]! * scale } });
-}
 
 /** Picks `ordinal` on the map (the map must show it free). */
 async function pickSeat(page: Page, eventId: string) {

@@ -1,14 +1,5 @@
-import { expect, test, type Page } from "@playwright/test";
-import { enterThroughQueue, FAN, signIn } from "./helpers";
-
-/** Clicks the seat with this ordinal on the canvas seat map (positions from the seat-map API). */
-async function clickSeat(page: Page, eventId: string, ordinal: number) {
-  const map = (await (await page.request.get(`/api/events/${eventId}/seat-map`)).json()) as { width: number; seats: { x: number[]; y: number[] } };
-  const canvas = page.getByTestId("seat-map");
-  const box = (await canvas.boundingBox())!;
-  const scale = box.width / map.width;
-  await canvas.click({ position: { x: map.seats.x[ordinal]! * scale, y: map.seats.y[ordinal]! * scale } });
-}
+import { expect, test } from "@playwright/test";
+import { clickSeat, enterThroughQueue, FAN, signIn } from "./helpers";
 
 test("a fan picks 2 seats on the map, pays on the sandbox PSP and gets 2 tickets with QR codes", async ({ page }, testInfo) => {
   await signIn(page, FAN, "/events/studio-session");

@@ -28,3 +28,12 @@ export async function enterThroughQueue(page: Page, slug: string) {
   }).toPass({ timeout: 30_000, intervals: [500] });
   await expect(page.getByTestId("buy-panel")).toHaveAttribute("data-turn", "admitted");
 }
+
+/** Clicks the seat with this ordinal on the canvas seat map (positions from the seat-map API). */
+export async function clickSeat(page: Page, eventId: string, ordinal: number) {
+  const map = (await (await page.request.get(`/api/events/${eventId}/seat-map`)).json()) as { width: number; seats: { x: number[]; y: number[] } };
+  const canvas = page.getByTestId("seat-map");
+  const box = (await canvas.boundingBox())!;
+  const scale = box.width / map.width;
+  await canvas.click({ position: { x: map.seats.x[ordinal]! * scale, y: map.seats.y[ordinal]! * scale } });
+}

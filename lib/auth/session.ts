@@ -52,3 +52,21 @@ export async function requireOrganizerOfEvent(eventId: string, returnTo = "/admi
   if (event.organizerId !== user.id) forbidden();
   return { user, event };
 }
+
+/**
+ * The route-handler twin of {@link requireOrganizerOfEvent}: answers instead of redirecting.
+ * @returns the organizer and the event id, or the status (401 signed out, 403 fan or another
+ *   organizer's show, 400 malformed id) and a message for a JSON error.
+ */
+export async function organizerOfEventForRequest(
+  requestHeaders: Headers,
+  rawEventId: string,
+): Promise<{ ok: true; user: SessionUser; eventId: string } | { ok: false; status: 400 | 401 | 403; message: string }> {
+  const user = await getSessionUser(requestHeaders);
+  if (!user) return { ok: false, status: 401, message: "Sign in as the show's organizer." };
+  if (user.role !== "organizer") return { ok: false, status: 403, message: "This is for the show's organizer only." };
+  if (!/^evt_[0-9a-z]{1,32}$/.test(rawEventId)) return { ok: false, status: 400, message: "That is not an event id (they look like evt_…)" };
+  const event = await db().query.events.findFirst({ where: eq(events.id, rawEventId) });
+  if (!event || event.organizerId !== user.id) return { ok: false, status: 403, message: "This show is not yours." };
+  return { ok: true, user, eventId: event.id };
+}

@@ -68,9 +68,23 @@ export async function holdInRedis(input: RedisHoldInput): Promise<number[]> {
  * @returns "released" (with the count), "unknown" (no such hold: already released), or "sold" (refused: the hold was confirmed).
  */
 export async function releaseInRedis(eventId: string, holdId: string): Promise<{ result: "released"; seats: number } | { result: "unknown" | "sold" }> {
-  const [status, n] = (await scripts().release.exec(scriptKeys(eventId, holdId), [holdId])).map(String);
-  if (status === "OK") return { result: "released", seats: Number(n) };
-  return { result: status === "SOLD" ? "sold" : "unknown" };
+  const r = await freeHoldSeats(eventId, holdId, "held");
+  return r.result === "wrong_status" ? { result: "sold" } : r;
+}
+
+/**
+ * Frees the seats of a hold in the `expected` state (see RELEASE_HOLD). Refunds call it
+ * with "sold"; everything else goes through {@link releaseInRedis}.
+ */
+export async function freeHoldSeats(
+  eventId: string,
+  holdId: string,
+  expected: "held" | "sold",
+): Promise<{ result: "released"; seats: number } | { result: "unknown" } | { result: "wrong_status"; status: string }> {
+  const [status, detail] = (await scripts().release.exec(scriptKeys(eventId, holdId), [holdId, expected])).map(String);
+  if (status === "OK") return { result: "released", seats: Number(detail) };
+  if (status === "WRONG_STATUS") return { result: "wrong_status", status: detail ?? "" };
+  return { result: "unknown" };
 }
 
 /**

@@ -130,17 +130,20 @@ if not picked then return {'NOT_TOGETHER', tostring(largest)} end
 ${CLAIM}`;
 
 /**
- * Release a hold's seats, only if the hold id matches the seat's owner.
- * KEYS: meta free owner fan holds holdKey. ARGV: holdId
- * → {'OK', released} | {'UNKNOWN_HOLD'} | {'SOLD'}
+ * Free a hold's seats, only where the seat still belongs to this hold, and only if the
+ * hold is in the expected state: `held` (expiry, cancel, a refused Postgres write) or
+ * `sold` (a refund puts sold seats back on sale). An expiry can therefore never free a
+ * sold seat. The fan's live-seat count drops by the seats freed; the hold record goes.
+ * KEYS: meta free owner fan holds holdKey. ARGV: holdId expectedStatus('held'|'sold')
+ * → {'OK', freed} | {'UNKNOWN_HOLD'} | {'WRONG_STATUS', status}
  */
 export const RELEASE_HOLD = `
 local meta, free, owner, fan, holds, holdKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
-local holdId = ARGV[1]
+local holdId, want = ARGV[1], ARGV[2]
 local h = redis.call('HMGET', holdKey, 'fan', 'seats', 'status')
 if not h[1] then return {'UNKNOWN_HOLD'} end
-if h[3] == 'sold' then return {'SOLD'} end
-local tag = 'h:' .. holdId
+if h[3] ~= want then return {'WRONG_STATUS', h[3]} end
+local tag = (want == 'sold' and 's:' or 'h:') .. holdId
 local released = 0
 for o in string.gmatch(h[2], '%d+') do
   if redis.call('HGET', owner, o) == tag then

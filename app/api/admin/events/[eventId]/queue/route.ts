@@ -1,11 +1,9 @@
 /** POST the waiting room's live controls (pause, resume, rate, cap) for an organizer's own show. */
-import { and, eq } from "drizzle-orm";
 import { NextResponse } from "next/server";
 import { z } from "zod";
-import { events } from "@/db/schema";
-import { getSessionUser } from "@/lib/auth/session";
+import { organizerOfEventForRequest } from "@/lib/auth/session";
 import { db } from "@/lib/db";
-import { errorResponse, eventIdSchema, jsonError } from "@/lib/http";
+import { errorResponse, jsonError } from "@/lib/http";
 import { setQueueControls } from "@/lib/waiting-room/queue";
 
 const controlsSchema = z
@@ -17,17 +15,12 @@ const controlsSchema = z
   .refine((c) => Object.keys(c).length > 0, "Send at least one of paused, ratePerMinute, activeCap");
 
 export async function POST(req: Request, ctx: RouteContext<"/api/admin/events/[eventId]/queue">) {
-  const user = await getSessionUser(req.headers);
-  if (!user) return jsonError(401, "Sign in as the show's organizer.");
-  if (user.role !== "organizer") return jsonError(403, "Only organizers can steer the waiting room.");
-  const id = eventIdSchema.safeParse((await ctx.params).eventId);
-  if (!id.success) return jsonError(400, id.error.issues[0]!.message);
-  const own = await db().query.events.findFirst({ where: and(eq(events.id, id.data), eq(events.organizerId, user.id)) });
-  if (!own) return jsonError(403, "This show is not yours.");
+  const who = await organizerOfEventForRequest(req.headers, (await ctx.params).eventId);
+  if (!who.ok) return jsonError(who.status, who.message);
   const body = controlsSchema.safeParse(await req.json().catch(() => null));
   if (!body.success) return jsonError(400, body.error.issues[0]!.message);
   try {
-    return NextResponse.json(await setQueueControls(db(), id.data, body.data));
+    return NextResponse.json(await setQueueControls(db(), who.eventId, body.data));
   } catch (error) {
     const res = errorResponse(error);
     if (res) return res;
