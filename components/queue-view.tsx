@@ -3,11 +3,15 @@
  * The waiting room as a fan sees it. Joins once (idempotent, so reloads keep the place),
  * then polls the cheap, CDN-cacheable public status with jitter and compares the
  * serving counter with the fan's own position; asks for its own status (and the
- * admission token) only when its turn has come. Backs off on 429 using Retry-After.
+ * admission token) only when its turn has come. A pre-queue fan's place is drawn at the
+ * on-sale: until its turn is near it shows an estimate from its draw (preQueueTurnNear),
+ * so the on-sale does not send every pre-queue fan to the origin in the same second.
+ * Backs off on 429 using Retry-After.
  */
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { formatCount } from "@/lib/format";
+import { estimatedPreQueuePosition, preQueueTurnNear } from "@/lib/waiting-room/draw";
 import type { FanQueueStatus, PublicQueueStatus } from "@/lib/waiting-room/queue";
 
 type Fan = FanQueueStatus & { admissionToken: string | null };
@@ -71,12 +75,8 @@ export function QueueView(props: { eventId: string; slug: string; name: string; 
     let cancelled = false;
     (async () => {
       while (!cancelled && !stopped.current) {
-        if (fan.state === "pre") {
-          const wait = fan.onSaleAt - Date.now();
-          await sleep(Math.max(0, wait) + jitter(1_500));
-          const me = await call<Fan>(`${base}/me`);
-          if (me.ok) return !cancelled && setFan(me.data);
-          await sleep(jitter(me.ok ? 2_000 : Math.max(2, me.retryAfter) * 1000));
+        if (fan.state === "pre" && Date.now() < fan.onSaleAt) {
+          await sleep(fan.onSaleAt - Date.now() + jitter(1_500));
           continue;
         }
         const r = await call<PublicQueueStatus>(base);
@@ -84,7 +84,7 @@ export function QueueView(props: { eventId: string; slug: string; name: string; 
         if (r.ok) {
           setPub(r.data);
           setNotice(null);
-          if (r.data.servingCounter >= fan.position) {
+          if (fan.state === "pre" ? preQueueTurnNear(fan.draw, r.data) : r.data.servingCounter >= fan.position) {
             const me = await call<Fan>(`${base}/me`);
             if (me.ok) return !cancelled && setFan(me.data);
           }
@@ -104,15 +104,20 @@ export function QueueView(props: { eventId: string; slug: string; name: string; 
   const serving = pub?.servingCounter ?? fan?.servingCounter ?? 0;
   const rate = pub?.ratePerMinute ?? fan?.ratePerMinute ?? 0;
   const paused = pub?.paused ?? fan?.paused ?? false;
-  const ahead = fan && fan.state === "waiting" ? Math.max(0, fan.position - serving - 1) : 0;
-  const progress = fan && fan.position > 0 ? Math.min(1, serving / fan.position) : 0;
+  // After the on-sale a pre-queue fan sees an estimate of its drawn place until its turn is near.
+  const drawn = fan?.state === "pre" && now >= fan.onSaleAt && fan.draw !== null;
+  const estimated = drawn && pub ? estimatedPreQueuePosition(fan.draw!, pub.preQueueSize) : null;
+  const position = fan?.state === "waiting" ? fan.position : (estimated ?? 0);
+  const ahead = position > 0 ? Math.max(0, position - serving - 1) : 0;
+  const progress = position > 0 ? Math.min(1, serving / position) : 0;
+  const state = drawn ? "waiting" : (fan?.state ?? "joining");
 
   return (
-    <div className="mx-auto max-w-xl space-y-6 text-center" data-testid="queue" data-state={fan?.state ?? "joining"}>
+    <div className="mx-auto max-w-xl space-y-6 text-center" data-testid="queue" data-state={state} data-position={estimated !== null ? "estimated" : "exact"}>
       <h1 className="text-3xl font-bold">{props.name}</h1>
       {!fan && <p className="text-white/70">Joining the waiting room…</p>}
 
-      {fan?.state === "pre" && (
+      {fan?.state === "pre" && !drawn && (
         <div className="space-y-3">
           <p className="text-lg">You are in the waiting room. Sales open {props.onSaleLabel}.</p>
           <p className="font-mono text-5xl tabular-nums" data-testid="countdown">
@@ -125,12 +130,22 @@ export function QueueView(props: { eventId: string; slug: string; name: string; 
         </div>
       )}
 
-      {fan?.state === "waiting" && (
+      {state === "waiting" && (
         <div className="space-y-4">
           <p className="text-lg">
-            Your place in line: <span className="font-bold" data-testid="position">{formatCount(fan.position)}</span>
+            Your place in line:{" "}
+            {position > 0 ? (
+              <span className="font-bold" data-testid="position">
+                {estimated !== null ? `about ${formatCount(position)}` : formatCount(position)}
+              </span>
+            ) : (
+              <span className="text-white/70">being drawn…</span>
+            )}
           </p>
-          <p data-testid="ahead">{ahead === 0 ? "You are next." : `${formatCount(ahead)} fan${ahead === 1 ? "" : "s"} ahead of you`}</p>
+          {estimated !== null && <p className="text-xs text-white/50">Drawn at random at the on-sale; the exact place shows as your turn gets close.</p>}
+          {position > 0 && (
+            <p data-testid="ahead">{ahead === 0 ? "You are next." : `${estimated !== null ? "about " : ""}${formatCount(ahead)} fan${ahead === 1 ? "" : "s"} ahead of you`}</p>
+          )}
           <div className="h-4 w-full overflow-hidden rounded-full bg-white/10" role="progressbar" aria-valuenow={Math.round(progress * 100)} aria-valuemin={0} aria-valuemax={100}>
             <div className="h-full bg-indigo-400 transition-all" style={{ width: `${Math.round(progress * 100)}%` }} />
           </div>

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { closeDb, db } from "@/lib/db";
 import { closeRedis } from "@/lib/redis";
 import { makeStudioShow } from "@/lib/testing/fixtures";
+import { DRAW_RANGE, estimatedPreQueuePosition, preQueueTurnNear } from "@/lib/waiting-room/draw";
 import { extendSlot, fanQueueStatus, freeSlot, joinQueue, publicQueueStatus, setQueueControls } from "@/lib/waiting-room/queue";
 
 afterAll(async () => {
@@ -53,6 +54,44 @@ describe("pre-queue and FIFO", () => {
     expect(joined.map((s) => s.position)).toEqual(Array.from({ length: 5_000 }, (_, i) => 10_001 + i));
     // …and a pre-queue fan re-joining after the on-sale keeps their drawn place.
     expect((await joinQueue(db(), eventId, fans[0]!, { now: onSaleAt + 20_000 })).position).toBe(positions[0]);
+  });
+});
+
+describe("the draw: a pre-queue fan learns its turn from the public status", () => {
+  it("servingDraw admits exactly the fans ranked up to the serving counter; estimates stay within their spread", async () => {
+    const onSaleAt = Date.now() + HOUR;
+    // 2,000 pre-queue fans; 60 admitted per minute, cap high enough not to bind.
+    const { eventId } = await makeStudioShow(db(), { onSaleAt: new Date(onSaleAt), startsAt: new Date(onSaleAt + 24 * HOUR), admissionRatePerMinute: 60, activeCap: 10_000 });
+    const fans = Array.from({ length: 2_000 }, (_, i) => `usr_draw${i}`);
+    const joined = await Promise.all(fans.map((f) => joinQueue(db(), eventId, f, { now: onSaleAt - 30_000 })));
+    expect(joined.every((s) => s.draw !== null && Number.isInteger(s.draw) && s.draw >= 0 && s.draw < DRAW_RANGE)).toBe(true);
+    const before = await publicQueueStatus(db(), eventId, onSaleAt - 1);
+    expect(before).toMatchObject({ preQueueSize: 2_000, servingCounter: 0, servingDraw: -1 });
+
+    // 30 s after the on-sale: 30 admitted (60/min). Exactly the 30 smallest draws are ≤ servingDraw.
+    const pub = await publicQueueStatus(db(), eventId, onSaleAt + 30_000);
+    expect(pub.servingCounter).toBe(30);
+    const exact = await Promise.all(fans.map((f) => fanQueueStatus(db(), eventId, f, onSaleAt + 30_000)));
+    const served = joined.map((s, i) => ({ draw: s.draw!, position: exact[i]!.position }));
+    expect(served.filter((f) => f.draw <= pub.servingDraw).map((f) => f.position).sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+    // A fan's draw order is its place: sorting by draw gives positions 1..2,000.
+    expect([...served].sort((a, b) => a.draw - b.draw).map((f) => f.position)).toEqual(Array.from({ length: 2_000 }, (_, i) => i + 1));
+    // Estimates from the draw alone: within 5σ of the exact place (σ = √(n·q·(1−q)) ≤ √2000/2 ≈ 22.4).
+    const worst = Math.max(...served.map((f) => Math.abs(estimatedPreQueuePosition(f.draw, 2_000) - f.position)));
+    expect(worst).toBeLessThan(5 * 22.4);
+    // Everyone whose turn came is told to ask (no fan admitted without knowing), and far-back fans are not.
+    expect(served.filter((f) => f.position <= 30).every((f) => preQueueTurnNear(f.draw, pub))).toBe(true);
+    const asking = served.filter((f) => preQueueTurnNear(f.draw, pub)).length;
+    expect(asking).toBeLessThan(30 + 50 + 5 * 22.4 * 2);
+    expect(served.filter((f) => f.position > 500).some((f) => preQueueTurnNear(f.draw, pub))).toBe(false);
+
+    // Once the serving counter passes the pre-queue, servingDraw covers every draw.
+    await setQueueControls(db(), eventId, { ratePerMinute: 100_000 }, onSaleAt + 30_000);
+    const end = await publicQueueStatus(db(), eventId, onSaleAt + 60 * 60_000);
+    expect(end.servingCounter).toBe(2_000);
+    expect(end.servingDraw).toBe(DRAW_RANGE);
+    // A fan joining after the on-sale has no draw.
+    expect((await joinQueue(db(), eventId, "usr_drawlate", { now: onSaleAt + 60 * 60_000 })).draw).toBeNull();
   });
 });
 

@@ -9,6 +9,7 @@ import { eq } from "drizzle-orm";
 import { events } from "@/db/schema";
 import type { Db } from "@/lib/db";
 import { eventKey, luaScript, redis } from "@/lib/redis";
+import { DRAW_RANGE } from "@/lib/waiting-room/draw";
 import { FAN_STATUS, JOIN, SET_SLOT, STATUS } from "@/lib/waiting-room/lua";
 
 /** Default admission window: minutes an admitted fan has to start a hold. */
@@ -33,6 +34,14 @@ export interface PublicQueueStatus {
   paused: boolean;
   onSaleAt: number;
   now: number;
+  /** Fans in the pre-queue (their places are drawn at the on-sale). */
+  preQueueSize: number;
+  /**
+   * Pre-queue fans whose `draw` is ≤ this have had their turn: -1 none yet, DRAW_RANGE
+   * (lib/waiting-room/draw.ts) all of them. A pre-queue fan compares it with its own draw, so nobody has to ask for
+   * their own place the moment the on-sale opens.
+   */
+  servingDraw: number;
 }
 
 /** The fan's own place. `position` is 0 before the on-sale (the draw happens then) and when not in the queue. */
@@ -50,6 +59,10 @@ export interface FanQueueStatus {
   ahead: number;
   /** Estimated seconds until admission at the current rate, or null when unknown (paused, not in the queue). */
   etaSeconds: number | null;
+  /** The fan's pre-queue draw (integer in [0, 2^48)), or null when the fan joined after the on-sale. */
+  draw: number | null;
+  /** Fans in the pre-queue. */
+  preQueueSize: number;
 }
 
 /** Raised for an event that has no waiting room (unknown or unpublished). */
@@ -86,7 +99,7 @@ async function run(db: Db, script: string, eventId: string, args: (string | numb
 }
 
 function toFanStatus(r: (string | number)[], now: number): FanQueueStatus {
-  const [, state, position, serving, size, rate, paused, onSaleAt, slotUntil] = r;
+  const [, state, position, serving, size, rate, paused, onSaleAt, slotUntil, draw, preSize] = r;
   const p = Number(position);
   const s = Number(serving);
   const ahead = state === "waiting" ? Math.max(0, p - s - 1) : 0;
@@ -103,6 +116,8 @@ function toFanStatus(r: (string | number)[], now: number): FanQueueStatus {
     ahead,
     etaSeconds:
       state === "waiting" && Number(paused) !== 1 ? Math.ceil(((ahead + 1) * 60) / r2) : state === "pre" ? Math.max(0, Math.ceil((Number(onSaleAt) - now) / 1000)) : null,
+    draw: Number(draw) >= 0 ? Number(draw) : null,
+    preQueueSize: Number(preSize),
   };
 }
 
@@ -115,7 +130,7 @@ function toFanStatus(r: (string | number)[], now: number): FanQueueStatus {
 export async function joinQueue(db: Db, eventId: string, fanId: string, opts: { now?: number; rejoin?: boolean } = {}): Promise<FanQueueStatus> {
   const now = opts.now ?? Date.now();
   // 48 random bits: ties between 10^6 fans are vanishingly rare, and ZSET breaks them by member.
-  const score = randomInt(0, 2 ** 48 - 1);
+  const score = randomInt(0, DRAW_RANGE - 1);
   return toFanStatus(await run(db, JOIN, eventId, [now, fanId, score, opts.rejoin ? 1 : 0]), now);
 }
 
@@ -126,7 +141,7 @@ export async function fanQueueStatus(db: Db, eventId: string, fanId: string, now
 
 /** The public status: constant Redis work whatever the queue's length. */
 export async function publicQueueStatus(db: Db, eventId: string, now = Date.now()): Promise<PublicQueueStatus> {
-  const [, serving, size, active, rate, cap, paused, onSaleAt] = await run(db, STATUS, eventId, [now]);
+  const [, serving, size, active, rate, cap, paused, onSaleAt, preSize, servingDraw] = await run(db, STATUS, eventId, [now]);
   return {
     servingCounter: Number(serving),
     queueLength: Number(size),
@@ -136,6 +151,8 @@ export async function publicQueueStatus(db: Db, eventId: string, now = Date.now(
     paused: Number(paused) === 1,
     onSaleAt: Number(onSaleAt),
     now,
+    preQueueSize: Number(preSize),
+    servingDraw: Number(servingDraw),
   };
 }
 

@@ -1,0 +1,34 @@
+/**
+ * The pre-queue draw as a fan's page (or the simulator) uses it, without asking the origin:
+ * every pre-queue fan gets a random draw at join (lib/waiting-room/queue.ts `joinQueue`);
+ * at the on-sale the draws' order is the queue's order. Pure functions, safe in the browser.
+ */
+import type { PublicQueueStatus } from "@/lib/waiting-room/queue";
+
+/** Pre-queue draws are integers in [0, DRAW_RANGE): 48 random bits. */
+export const DRAW_RANGE = 2 ** 48;
+
+/**
+ * A pre-queue fan's place estimated from its draw alone (1-based): the draws are uniform,
+ * so the fraction of the range below it is the fraction of the pre-queue ahead of it.
+ * Off by about √(n·q·(1−q)) places (e.g. ±90 of 30,000); the exact place is `position` from /me.
+ */
+export function estimatedPreQueuePosition(draw: number, preQueueSize: number): number {
+  return Math.min(preQueueSize, Math.max(1, Math.floor((draw / DRAW_RANGE) * preQueueSize) + 1));
+}
+
+/**
+ * Whether a pre-queue fan (after the on-sale) should now ask for its exact place (/queue/me):
+ * when the public status says its draw has been served, or when the serving counter is
+ * within 50 + 3σ places of its estimated place (σ = √(n·q·(1−q)), the estimate's spread).
+ * So a small pre-queue learns exact places at once, and a large one asks a few at a time as
+ * the turn approaches instead of all fans in the on-sale's first second.
+ * @param draw the fan's draw (FanQueueStatus.draw); `null` → true (ask).
+ */
+export function preQueueTurnNear(draw: number | null, pub: Pick<PublicQueueStatus, "servingCounter" | "servingDraw" | "preQueueSize">): boolean {
+  if (draw === null || pub.servingDraw >= draw) return true;
+  const n = pub.preQueueSize;
+  const q = draw / DRAW_RANGE;
+  const margin = 50 + 3 * Math.sqrt(n * q * (1 - q));
+  return pub.servingCounter + margin >= estimatedPreQueuePosition(draw, n);
+}
