@@ -2,7 +2,7 @@
  * Sending a fan to pay: create (or reuse) the order's checkout session at the PSP.
  * Only the fan who owns a `pending_payment` order whose hold has not expired may pay.
  */
-import { and, desc, eq, inArray } from "drizzle-orm";
+import { asc, eq } from "drizzle-orm";
 import { events, lineItems, orders, payments } from "@/db/schema";
 import type { Db } from "@/lib/db";
 import { env } from "@/lib/env";
@@ -35,33 +35,41 @@ export async function startCheckout(db: Db, provider: PaymentProvider, input: { 
 
   const event = (await db.query.events.findFirst({ where: eq(events.id, order.eventId) }))!;
   const seatsCount = await db.$count(lineItems, eq(lineItems.orderId, order.id));
-  // One checkout at a time per order: the order row is locked while we look for an open
-  // session, ask the PSP and record it, so a double click cannot open (and pay) two.
-  const session = await db.transaction(async (tx) => {
-    const [locked] = await tx.select().from(orders).where(eq(orders.id, order.id)).for("update");
-    if (locked!.status !== "pending_payment") throw new CheckoutRefusedError(`This order is ${locked!.status.replace("_", " ")} and cannot be paid.`, 409);
-    const open = await tx.query.payments.findFirst({
-      where: and(eq(payments.orderId, order.id), eq(payments.provider, provider.name), inArray(payments.status, ["created", "pending"])),
-      orderBy: desc(payments.createdAt),
-    });
-    const attempts = await tx.$count(payments, eq(payments.orderId, order.id));
-    // Reusing the open session's idempotency key returns that same session.
-    const created = await provider.createCheckoutSession({
-      orderId: order.id,
-      amountMinor: order.totalMinor,
-      currency: order.currency,
-      description: `${seatsCount} ticket${seatsCount === 1 ? "" : "s"} — ${event.name}`,
-      expiresAt: order.holdExpiresAt,
-      returnUrl: `${env().APP_URL}/orders/${order.id}`,
-      idempotencyKey: `${order.id}:checkout:${open ? attempts - 1 : attempts}`,
-    });
-    if (!open || open.checkoutSessionId !== created.id) {
-      await tx
-        .insert(payments)
-        .values({ id: newId("pay"), orderId: order.id, provider: provider.name, checkoutSessionId: created.id, amountMinor: order.totalMinor, currency: order.currency })
-        .onConflictDoNothing();
-    }
-    return created;
+  // One checkout at a time per order, without holding a database connection (or a row lock)
+  // while the PSP answers: the idempotency key names the order's attempt, so concurrent
+  // clicks ask the PSP for the same session. Attempts and the open session come from one
+  // statement, so they are consistent with each other.
+  const existing = await db
+    .select({ status: payments.status, provider: payments.provider, checkoutSessionId: payments.checkoutSessionId })
+    .from(payments)
+    .where(eq(payments.orderId, order.id))
+    .orderBy(asc(payments.createdAt), asc(payments.id));
+  const open = existing.findLast((p) => p.provider === provider.name && (p.status === "created" || p.status === "pending"));
+  const session = await provider.createCheckoutSession({
+    orderId: order.id,
+    amountMinor: order.totalMinor,
+    currency: order.currency,
+    description: `${seatsCount} ticket${seatsCount === 1 ? "" : "s"} — ${event.name}`,
+    expiresAt: order.holdExpiresAt,
+    returnUrl: `${env().APP_URL}/orders/${order.id}`,
+    idempotencyKey: `${order.id}:checkout:${open ? existing.indexOf(open) : existing.length}`,
   });
+  // Record it under the order's row lock, only while the order is still payable. An order
+  // closed meanwhile (expired, given back) has cancelled the checkouts it knew about; this
+  // one it could not know, so it is cancelled here (a payment that still slips through is a
+  // late payment: re-claimed or refunded, lib/payments/late-payment.ts).
+  const refusal = await db.transaction(async (tx) => {
+    const [locked] = await tx.select({ status: orders.status }).from(orders).where(eq(orders.id, order.id)).for("update");
+    if (locked!.status !== "pending_payment") return `This order is ${locked!.status.replace("_", " ")} and cannot be paid.`;
+    await tx
+      .insert(payments)
+      .values({ id: newId("pay"), orderId: order.id, provider: provider.name, checkoutSessionId: session.id, amountMinor: order.totalMinor, currency: order.currency })
+      .onConflictDoNothing();
+    return null;
+  });
+  if (refusal) {
+    await provider.cancelCheckout(session.id).catch(() => undefined);
+    throw new CheckoutRefusedError(refusal, 409);
+  }
   return { url: session.url };
 }
