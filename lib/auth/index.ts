@@ -11,6 +11,9 @@ import * as schema from "@/db/schema";
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 
+/** How long the signed session cookie cache is trusted without Postgres (seconds; ADR 0007). */
+export const SESSION_CACHE_SECONDS = 5 * 60;
+
 function createAuth() {
   const e = env();
   return betterAuth({
@@ -28,7 +31,10 @@ function createAuth() {
         role: { type: "string", input: false, required: false, defaultValue: "fan" },
       },
     },
-    session: { expiresIn: 60 * 60 * 24 * 7, cookieCache: { enabled: true, maxAge: 60 } },
+    // The signed session cookie cache answers "who is this?" without Postgres for 5 minutes
+    // after each look-up: a fan's queue polls, hold, checkout and order page during an on-sale
+    // cost one session read, not one each (ADR 0007). A revoked session may act for ≤ 5 min.
+    session: { expiresIn: 60 * 60 * 24 * 7, cookieCache: { enabled: true, maxAge: SESSION_CACHE_SECONDS } },
     // better-auth's defaults (3 sign-ins per 10 s per IP) lock out fans behind one NAT or
     // carrier-grade NAT at an on-sale. Per-IP limits stay, looser; per-fan throttling of
     // the hot paths is the waiting room's job (@upstash/ratelimit, Redis-backed).
@@ -39,6 +45,8 @@ function createAuth() {
       customRules: { "/sign-in/email": { window: 60, max: 30 }, "/sign-up/email": { window: 60, max: 30 } },
     },
     telemetry: { enabled: false },
+    // No OpenTelemetry spans around every auth call: they cost CPU on each request and no tracer is configured.
+    experimental: { instrumentation: { enabled: false } },
     plugins: [nextCookies()],
   });
 }

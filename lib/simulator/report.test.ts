@@ -3,13 +3,15 @@
  * the forged better-auth session the simulator relies on (accepted by better-auth itself).
  */
 import { serializeSignedCookie } from "better-call";
+import { eq } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
+import { session as sessionTable } from "@/db/schema";
 import { auth } from "@/lib/auth";
 import { closeDb, db } from "@/lib/db";
 import { env } from "@/lib/env";
 import type { InvariantReport } from "@/lib/reconciliation/invariants";
 import { chartHtml, fifoViolations, isPermutation, passed, percentile, rhoBound, spearman, violations, type FairnessReport } from "@/lib/simulator/report";
-import { createFansWithSessions, SESSION_COOKIE, signSessionToken } from "@/lib/simulator/sessions";
+import { createFansWithSessions, SESSION_COOKIE, SESSION_DATA_COOKIE, signSessionData, signSessionToken } from "@/lib/simulator/sessions";
 
 afterAll(async () => {
   await closeDb();
@@ -96,5 +98,28 @@ describe("simulated fans' sessions", () => {
     expect(session?.user.id).toBe(fan!.id);
     const forged = await auth().api.getSession({ headers: new Headers({ cookie: `${SESSION_COOKIE}=${signSessionToken("not-a-session", secret)}` }) });
     expect(forged).toBeNull();
+  });
+
+  it("builds the session cookie cache like better-auth: accepted without Postgres, refused when tampered with or expired", async () => {
+    const secret = env().BETTER_AUTH_SECRET;
+    const [fan] = await createFansWithSessions(db(), 1, { secret, runTag: `c${Date.now().toString(36)}` });
+    const both = `${SESSION_COOKIE}=${fan!.sessionCookie}; ${SESSION_DATA_COOKIE}=${fan!.sessionDataCookie}`;
+    // Remove the session row: only the cookie cache can still say who this is.
+    await db().delete(sessionTable).where(eq(sessionTable.userId, fan!.id));
+    expect((await auth().api.getSession({ headers: new Headers({ cookie: `${SESSION_COOKIE}=${fan!.sessionCookie}` }) }))).toBeNull();
+    const cached = await auth().api.getSession({ headers: new Headers({ cookie: both }) });
+    expect(cached?.user.id).toBe(fan!.id);
+    expect((cached?.user as { role?: string } | undefined)?.role).toBe("fan");
+
+    // Another user's id in the payload breaks the signature.
+    const decoded = JSON.parse(Buffer.from(fan!.sessionDataCookie, "base64url").toString()) as { session: { user: { id: string } } };
+    decoded.session.user.id = "usr_someone_else";
+    const tampered = Buffer.from(JSON.stringify(decoded)).toString("base64url");
+    expect(await auth().api.getSession({ headers: new Headers({ cookie: `${SESSION_COOKIE}=${fan!.sessionCookie}; ${SESSION_DATA_COOKIE}=${tampered}` }) })).toBeNull();
+    // An expired cache falls back to Postgres (where the session is gone).
+    const row = { id: "ses_x", token: "t", userId: fan!.id, expiresAt: new Date(Date.now() + 86_400_000), createdAt: new Date(), updatedAt: new Date(), ipAddress: null, userAgent: null };
+    const user = { id: fan!.id, email: "x@y.z", name: "x", role: "fan", emailVerified: true, image: null, createdAt: new Date(), updatedAt: new Date() };
+    const stale = signSessionData(row, user, secret, { now: Date.now() - 10 * 60_000, maxAgeSeconds: 300 });
+    expect(await auth().api.getSession({ headers: new Headers({ cookie: `${SESSION_COOKIE}=${fan!.sessionCookie}; ${SESSION_DATA_COOKIE}=${stale}` }) })).toBeNull();
   });
 });

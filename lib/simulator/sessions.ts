@@ -4,14 +4,23 @@
  * lib/testing/fixtures.ts makeFans) and a better-auth `session` row, and the simulator
  * presents the session the way a browser would: the `better-auth.session_token` cookie,
  * signed exactly as better-auth (better-call) signs it —
- * `encodeURIComponent(token + "." + base64(HMAC-SHA256(BETTER_AUTH_SECRET, token)))`.
+ * `encodeURIComponent(token + "." + base64(HMAC-SHA256(BETTER_AUTH_SECRET, token)))` —
+ * plus the session cookie cache (`better-auth.session_data`, better-auth's default "compact"
+ * strategy: base64url JSON of the session, its expiry and an HMAC-SHA256 signature), as a
+ * browser holds it right after signing in or loading a page. Fans arrive signed in, as at a
+ * real on-sale; once the cache expires (lib/auth: 5 min) the app looks the session up in
+ * Postgres and refreshes the cookie, as for any fan. `report.test.ts` proves better-auth
+ * accepts both cookies (the cache even with the session row gone).
  */
 import { createHmac, randomBytes } from "node:crypto";
 import { session as sessionTable, user as userTable } from "@/db/schema";
+import { SESSION_CACHE_SECONDS } from "@/lib/auth";
 import type { Db } from "@/lib/db";
 
 /** better-auth's session cookie name (no `__Secure-` prefix over plain http). */
 export const SESSION_COOKIE = "better-auth.session_token";
+/** better-auth's session cookie cache name. */
+export const SESSION_DATA_COOKIE = "better-auth.session_data";
 
 /** One simulated fan: ids and the signed session cookie value to send. */
 export interface SimFan {
@@ -19,12 +28,33 @@ export interface SimFan {
   id: string;
   /** Value of the `better-auth.session_token` cookie (already URL-encoded). */
   sessionCookie: string;
+  /** Value of the `better-auth.session_data` cookie (base64url). */
+  sessionDataCookie: string;
 }
 
 /** The signed cookie value better-auth expects for a session token. */
 export function signSessionToken(token: string, secret: string): string {
   const signature = createHmac("sha256", secret).update(token).digest("base64");
   return encodeURIComponent(`${token}.${signature}`);
+}
+
+/**
+ * better-auth's "compact" session cookie cache value for `session` and `user` (rows as the
+ * app stores them), valid `maxAgeSeconds` from `now` (ms):
+ * base64url(JSON({ session: data, expiresAt, signature })), where data = { session, user,
+ * updatedAt, version: "1" } and signature = base64url(HMAC-SHA256(secret, JSON({ ...data, expiresAt }))).
+ */
+export function signSessionData(
+  session: Record<string, unknown>,
+  user: Record<string, unknown>,
+  secret: string,
+  opts: { now?: number; maxAgeSeconds: number },
+): string {
+  const now = opts.now ?? Date.now();
+  const data = { session, user, updatedAt: now, version: "1" };
+  const expiresAt = now + opts.maxAgeSeconds * 1000;
+  const signature = createHmac("sha256", secret).update(JSON.stringify({ ...data, expiresAt })).digest("base64url");
+  return Buffer.from(JSON.stringify({ session: data, expiresAt, signature })).toString("base64url");
 }
 
 const BATCH = 5_000;
@@ -37,7 +67,7 @@ const BATCH = 5_000;
 export async function createFansWithSessions(
   db: Db,
   n: number,
-  opts: { secret: string; runTag: string; onProgress?: (done: number) => void },
+  opts: { secret: string; runTag: string; cookieCacheSeconds?: number; onProgress?: (done: number) => void },
 ): Promise<SimFan[]> {
   const fans: SimFan[] = [];
   const expiresAt = new Date(Date.now() + 7 * 24 * 3_600_000);
@@ -47,9 +77,17 @@ export async function createFansWithSessions(
     for (let i = start; i < Math.min(n, start + BATCH); i++) {
       const id = `usr_sim${opts.runTag}${i.toString(36)}`;
       const token = randomBytes(24).toString("base64url");
-      users.push({ id, email: `sim-${opts.runTag}-${i}@onsale.stararena.test`, name: `Sim fan ${i}`, role: "fan", emailVerified: true });
-      sessions.push({ id: `ses_sim${opts.runTag}${i.toString(36)}`, token, userId: id, expiresAt, ipAddress: null, userAgent: "stararena-onsale" });
-      fans.push({ index: i, id, sessionCookie: signSessionToken(token, opts.secret) });
+      const now = new Date();
+      const u = { id, email: `sim-${opts.runTag}-${i}@onsale.stararena.test`, name: `Sim fan ${i}`, role: "fan" as const, emailVerified: true, image: null, createdAt: now, updatedAt: now };
+      const ses = { id: `ses_sim${opts.runTag}${i.toString(36)}`, token, userId: id, expiresAt, ipAddress: null, userAgent: "stararena-onsale", createdAt: now, updatedAt: now };
+      users.push(u);
+      sessions.push(ses);
+      fans.push({
+        index: i,
+        id,
+        sessionCookie: signSessionToken(token, opts.secret),
+        sessionDataCookie: signSessionData(ses, u, opts.secret, { now: now.getTime(), maxAgeSeconds: opts.cookieCacheSeconds ?? SESSION_CACHE_SECONDS }),
+      });
     }
     await db.transaction(async (tx) => {
       await tx.insert(userTable).values(users);
