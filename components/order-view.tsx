@@ -9,6 +9,7 @@ import { useEffect, useState, useTransition } from "react";
 import { cancelAction, payAction } from "@/app/orders/[orderId]/actions";
 import { formatInZone, formatMoney } from "@/lib/format";
 import type { FanOrderView } from "@/lib/orders/queries";
+import { TicketQr } from "@/components/ticket-qr";
 
 const LIVE = new Set(["pending_payment", "paid"]);
 
@@ -132,7 +133,7 @@ export function OrderView({ initial }: { initial: FanOrderView }) {
           <ul className="grid gap-4 sm:grid-cols-2 md:grid-cols-3">
             {order.tickets.map((t) => (
               <li key={t.id} className="rounded-xl bg-white p-3 text-black" data-testid="ticket">
-                <div className="mx-auto w-48" dangerouslySetInnerHTML={{ __html: t.qrSvg }} />
+                <TicketQr code={t.code} className="mx-auto w-48" />
                 <p className="mt-2 text-center text-sm font-semibold">{t.seatLabel}</p>
               </li>
             ))}

@@ -3,6 +3,7 @@ import { requireUser } from "@/lib/auth/session";
 import { db } from "@/lib/db";
 import { formatInZone } from "@/lib/format";
 import { getFanTickets } from "@/lib/orders/queries";
+import { TicketQr } from "@/components/ticket-qr";
 
 export const metadata = { title: "My tickets" };
 
@@ -21,7 +22,7 @@ export default async function MyTicketsPage() {
       <ul className="grid gap-4 sm:grid-cols-2 md:grid-cols-3">
         {tickets.map((t) => (
           <li key={t.id} className="rounded-xl bg-white p-3 text-black" data-testid="ticket">
-            <div className="mx-auto w-48" dangerouslySetInnerHTML={{ __html: t.qrSvg }} />
+            <TicketQr code={t.code} className="mx-auto w-48" />
             <p className="mt-2 text-center font-semibold">{t.eventName}</p>
             <p className="text-center text-sm">{t.seatLabel}</p>
             <p className="text-center text-xs text-black/60">{formatInZone(t.startsAt, t.timeZone)}</p>

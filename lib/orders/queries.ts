@@ -5,7 +5,6 @@
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import { events, lineItems, orders, payments, priceLevels, seats, tickets, venues } from "@/db/schema";
 import type { Db } from "@/lib/db";
-import { ticketQrSvg } from "@/lib/tickets/codes";
 
 /** One order as its page shows it. Amounts in minor units; instants as ISO strings. */
 export interface FanOrderView {
@@ -18,7 +17,7 @@ export interface FanOrderView {
   seats: { label: string; priceLevel: string; priceMinor: number; status: string }[];
   /** The latest payment attempt, if any. */
   payment: { status: string; provider: string } | null;
-  tickets: { id: string; seatLabel: string; code: string; status: string; qrSvg: string }[];
+  tickets: { id: string; seatLabel: string; code: string; status: string }[];
   /** True when the fan paid but the seats had gone and the money was (or is being) refunded. */
   refunded: boolean;
 }
@@ -57,12 +56,12 @@ export async function getFanOrder(db: Db, orderId: string, fanId: string): Promi
     currency: order.currency,
     seats: items,
     payment: payment ? { status: payment.status, provider: payment.provider } : null,
-    tickets: await Promise.all(ticketRows.map(async (t) => ({ ...t, qrSvg: await ticketQrSvg(t.code) }))),
+    tickets: ticketRows,
     refunded: Boolean(refundedPayment),
   };
 }
 
-/** All of a fan's tickets, newest order first, with QR codes (SVG markup). */
+/** All of a fan's tickets, newest order first, with their codes (drawn as QR codes in the browser). */
 export async function getFanTickets(db: Db, fanId: string) {
   const rows = await db
     .select({ id: tickets.id, code: tickets.code, status: tickets.status, seatLabel: seats.label, orderId: tickets.orderId, eventName: events.name, startsAt: events.startsAt, timeZone: events.timeZone })
@@ -72,5 +71,5 @@ export async function getFanTickets(db: Db, fanId: string) {
     .innerJoin(seats, eq(tickets.seatId, seats.id))
     .where(and(eq(orders.fanId, fanId), inArray(tickets.status, ["valid", "used"])))
     .orderBy(desc(orders.createdAt), asc(seats.ordinal));
-  return Promise.all(rows.map(async (r) => ({ ...r, qrSvg: await ticketQrSvg(r.code) })));
+  return rows;
 }

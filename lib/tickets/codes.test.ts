@@ -1,7 +1,8 @@
 import { createPublicKey, generateKeyPairSync } from "node:crypto";
 import { CompactSign } from "jose";
 import { describe, expect, it } from "vitest";
-import { InvalidTicketCodeError, signTicketCode, ticketKeys, ticketQrSvg, verifyTicketCode } from "@/lib/tickets/codes";
+import { InvalidTicketCodeError, signTicketCode, ticketKeys, verifyTicketCode } from "@/lib/tickets/codes";
+import { ticketQrSvg } from "@/lib/tickets/qr";
 
 const SECRET = "test-ticket-signing-secret-0123456789abcdef";
 const OTHER_SECRET = "another-ticket-signing-secret-0123456789abc";

@@ -24,7 +24,6 @@
  */
 import { createHash, createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
 import { CompactSign, compactVerify, errors as joseErrors } from "jose";
-import QRCode from "qrcode";
 
 /** The JWS algorithm of every ticket code. */
 const ALG = "EdDSA";
@@ -156,7 +155,7 @@ export function ticketKeys(secret: string): TicketKeys {
  * @param claims ticket, event and order ids and the seat label; all must be non-empty strings.
  * @param secret the ticket-signing secret (see {@link ticketKeys}).
  * @returns a compact JWS (`xxx.yyy.zzz`, base64url, ~270 characters for real ids and
- *   labels), to be stored as the ticket's code and rendered with {@link ticketQrSvg}.
+ *   labels), to be stored as the ticket's code and rendered with `ticketQrSvg` (lib/tickets/qr.ts, in the fan's browser).
  *   `iat` is the current time in whole seconds.
  * @throws TypeError if a claim is missing or empty, or the secret is empty.
  */
@@ -273,17 +272,4 @@ export async function verifyTicketCode(code: string, publicKey: KeyObject | stri
     throw new InvalidTicketCodeError("malformed");
   }
   return { ticketId: t, eventId: e, seatLabel: s, orderId: o, issuedAt: new Date(iat * 1000) };
-}
-
-/**
- * Renders a ticket code as a QR code, error correction level M, one-module quiet zone.
- *
- * @param code the ticket code from {@link signTicketCode}.
- * @returns a standalone SVG document string (`<svg …>…<path …/>…</svg>`), scalable,
- *   safe to inline in a page or an email.
- * @throws Error from `qrcode` if the code is too long to fit a QR code (far beyond any
- *   real ticket code).
- */
-export async function ticketQrSvg(code: string): Promise<string> {
-  return QRCode.toString(code, { type: "svg", errorCorrectionLevel: "M", margin: 1 });
 }
