@@ -30,6 +30,15 @@ export interface SweepReport {
   errors: string[];
 }
 
+/**
+ * How long a payment may stay open at our side before the sweep asks the PSP about it (ms).
+ * Webhooks normally arrive within seconds; asking sooner only duplicates their work, and
+ * under an on-sale's load (slow approvals, busy app) it made the worker re-do hundreds of
+ * captures a second. A lost webhook costs the fan at most this long (and the hold's expiry
+ * asks the PSP again before releasing any seat).
+ */
+export const PAYMENT_QUERY_AFTER_MS = 60_000;
+
 const rows = async <T>(db: Db, q: ReturnType<typeof sql>) => (await db.execute(q)) as unknown as T[];
 
 /**
@@ -62,7 +71,7 @@ export async function sweep(db: Db, opts: { now?: Date; limit?: number; eventId?
   }
 
   // 2. Payments still open at our side for a while: ask the PSP (the webhook may be lost).
-  const queryBefore = new Date(now.getTime() - (opts.paymentQueryAfterMs ?? 15_000)).toISOString();
+  const queryBefore = new Date(now.getTime() - (opts.paymentQueryAfterMs ?? PAYMENT_QUERY_AFTER_MS)).toISOString();
   // Each open payment is asked about at most once per `paymentQueryAfterMs` (updated_at marks the last ask).
   const open = await rows<{ order_id: string }>(
     db,
