@@ -11,7 +11,7 @@
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { formatCount } from "@/lib/format";
-import { estimatedPreQueuePosition, preQueueTurnNear } from "@/lib/waiting-room/draw";
+import { estimatedPreQueuePosition, pollDelayMs, preQueueTurnNear } from "@/lib/waiting-room/draw";
 import type { FanQueueStatus, PublicQueueStatus } from "@/lib/waiting-room/queue";
 
 type Fan = FanQueueStatus & { admissionToken: string | null };
@@ -88,7 +88,8 @@ export function QueueView(props: { eventId: string; slug: string; name: string; 
             const me = await call<Fan>(`${base}/me`);
             if (me.ok) return !cancelled && setFan(me.data);
           }
-          await sleep(jitter(2_500));
+          const mine = fan.state === "pre" && fan.draw !== null ? estimatedPreQueuePosition(fan.draw, r.data.preQueueSize) : fan.position;
+          await sleep(jitter(pollDelayMs(mine - r.data.servingCounter - 1, r.data.paused ? 0 : r.data.ratePerMinute)));
         } else {
           if (r.status === 429) setNotice(`Busy — checking again in ${r.retryAfter} s. You keep your place.`);
           await sleep(jitter(Math.max(3, r.retryAfter) * 1000));

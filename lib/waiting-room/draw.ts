@@ -1,7 +1,8 @@
 /**
  * The pre-queue draw as a fan's page (or the simulator) uses it, without asking the origin:
  * every pre-queue fan gets a random draw at join (lib/waiting-room/queue.ts `joinQueue`);
- * at the on-sale the draws' order is the queue's order. Pure functions, safe in the browser.
+ * at the on-sale the draws' order is the queue's order. Also how often a waiting page
+ * polls. Pure functions, safe in the browser.
  */
 import type { PublicQueueStatus } from "@/lib/waiting-room/queue";
 
@@ -31,4 +32,22 @@ export function preQueueTurnNear(draw: number | null, pub: Pick<PublicQueueStatu
   const q = draw / DRAW_RANGE;
   const margin = 50 + 3 * Math.sqrt(n * q * (1 - q));
   return pub.servingCounter + margin >= estimatedPreQueuePosition(draw, n);
+}
+
+/** Longest pause between a waiting fan's status polls (ms). */
+export const MAX_POLL_MS = 20_000;
+
+/**
+ * How long a waiting fan's page waits before its next look at the public status (ms): the
+ * base interval while the turn is near, stretching to a twentieth of the estimated wait
+ * (at most {@link MAX_POLL_MS}) for fans far back — a fan 10,000 places back at 4,800 fans
+ * a minute (a 2-minute wait) looks every 6 s instead of every 2.5 s, so the CDN's and the
+ * browsers' work follows what can change, and the page is still on time: the serving
+ * counter reaches the fan no sooner than the estimate, and the last polls are at the base rate.
+ * @param ahead fans ahead (estimated for a pre-queue fan); @param ratePerMinute admission rate.
+ */
+export function pollDelayMs(ahead: number, ratePerMinute: number, baseMs = 2_500): number {
+  if (!(ratePerMinute > 0) || ahead <= 0) return baseMs;
+  const waitMs = (ahead / ratePerMinute) * 60_000;
+  return Math.min(MAX_POLL_MS, Math.max(baseMs, waitMs / 20));
 }

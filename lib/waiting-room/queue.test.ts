@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { closeDb, db } from "@/lib/db";
 import { closeRedis } from "@/lib/redis";
 import { makeStudioShow } from "@/lib/testing/fixtures";
-import { DRAW_RANGE, estimatedPreQueuePosition, preQueueTurnNear } from "@/lib/waiting-room/draw";
+import { DRAW_RANGE, estimatedPreQueuePosition, MAX_POLL_MS, pollDelayMs, preQueueTurnNear } from "@/lib/waiting-room/draw";
 import { extendSlot, fanQueueStatus, freeSlot, joinQueue, publicQueueStatus, setQueueControls } from "@/lib/waiting-room/queue";
 
 afterAll(async () => {
@@ -92,6 +92,16 @@ describe("the draw: a pre-queue fan learns its turn from the public status", () 
     expect(end.servingDraw).toBe(DRAW_RANGE);
     // A fan joining after the on-sale has no draw.
     expect((await joinQueue(db(), eventId, "usr_drawlate", { now: onSaleAt + 60 * 60_000 })).draw).toBeNull();
+  });
+});
+
+describe("poll interval", () => {
+  it("is the base near the turn and a twentieth of the wait far back, at most 20 s", () => {
+    expect(pollDelayMs(0, 4_800)).toBe(2_500);
+    expect(pollDelayMs(100, 4_800)).toBe(2_500); // 1.25 s away
+    expect(pollDelayMs(10_000, 4_800)).toBe(6_250); // 125 s away → 125/20 s
+    expect(pollDelayMs(1_000_000, 4_800)).toBe(MAX_POLL_MS);
+    expect(pollDelayMs(10_000, 0)).toBe(2_500); // paused: keep looking at the base rate
   });
 });
 
