@@ -49,5 +49,5 @@ export const MAX_POLL_MS = 20_000;
 export function pollDelayMs(ahead: number, ratePerMinute: number, baseMs = 2_500): number {
   if (!(ratePerMinute > 0) || ahead <= 0) return baseMs;
   const waitMs = (ahead / ratePerMinute) * 60_000;
-  return Math.min(MAX_POLL_MS, Math.max(baseMs, waitMs / 20));
+  return Math.round(Math.min(MAX_POLL_MS, Math.max(baseMs, waitMs / 20)));
 }
