@@ -5,7 +5,9 @@ import { eventSeats, seats } from "@/db/schema";
 import { closeDb, db } from "@/lib/db";
 import { getAvailability, getBit, setBit } from "@/lib/inventory/availability";
 import { closeRedis, eventKey, redis } from "@/lib/redis";
-import { makeStudioShow } from "@/lib/testing/fixtures";
+import { rebuildInventory } from "@/lib/inventory/rebuild";
+import { placeOrder } from "@/lib/orders/place-order";
+import { makeFans, makeStudioShow } from "@/lib/testing/fixtures";
 
 afterAll(async () => {
   await closeDb();
@@ -42,5 +44,19 @@ describe("availability bitset", () => {
     expect(bits.length).toBe(7);
     for (const s of all) expect(getBit(bits, s.ordinal)).toBe(!taken.includes(s));
     expect(await getAvailability(db(), "evt_doesnotexist")).toBeNull();
+  });
+
+  it("comes from the Redis inventory once built: held seats are not free", async () => {
+    const show = await makeStudioShow(db());
+    await rebuildInventory(db(), show.eventId);
+    const [fan] = await makeFans(db(), 1);
+    await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [2, 3, 49] } });
+    const a = (await getAvailability(db(), show.eventId))!;
+    expect(a.source).toBe("redis");
+    expect(a.available).toBe(47);
+    const bits = Buffer.from(a.bits, "base64");
+    expect(bits.length).toBe(7); // ⌈50 / 8⌉, whatever length Redis keeps
+    for (let i = 0; i < 50; i++) expect(getBit(bits, i)).toBe(![2, 3, 49].includes(i));
+    for (let i = 50; i < 56; i++) expect(getBit(bits, i)).toBe(false);
   });
 });

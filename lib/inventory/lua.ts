@@ -215,3 +215,16 @@ end
 redis.call('HSET', meta, 'ready', '1', 'capacity', d.capacity, 'builtAt', ARGV[4])
 return {'OK'}
 `;
+
+/**
+ * The free bitmap, for the public availability endpoint: hex of its bytes, prefixed 'x' so
+ * no client mistakes it for a number, and the count of free seats.
+ * KEYS: meta free → {'OK', 'x<hex>', freeCount} | {'NOT_READY'}
+ */
+export const AVAILABILITY = `
+if redis.call('HGET', KEYS[1], 'ready') ~= '1' then return {'NOT_READY'} end
+local bits = redis.call('GET', KEYS[2]) or ''
+local hex = {}
+for i = 1, #bits do hex[i] = string.format('%02x', string.byte(bits, i)) end
+return {'OK', 'x' .. table.concat(hex), redis.call('BITCOUNT', KEYS[2])}
+`;
