@@ -781,13 +781,21 @@ export async function listDeliveries(checkoutId: string): Promise<SandboxWebhook
 
 const globalForDispatcher = globalThis as unknown as { __sandboxPspDispatcher?: () => Promise<void> };
 
+/** Most dispatcher passes in flight at once in one process (each delivers up to 100 webhooks). */
+const MAX_PASSES_IN_FLIGHT = 4;
+/** A pass still running after this long (ms) stops counting against that limit; its claims are leased anyway. */
+const PASS_WATCHDOG_MS = 20_000;
+
 /**
- * Starts the PSP's background loop in this process: every `intervalMs` (default 250 ms) it
- * expires overdue checkouts ({@link expireDueCheckouts}) and delivers due webhooks
- * ({@link dispatchDueWebhooks}); a full batch runs again at once. It never throws: errors
- * are logged with `console.error` and the loop goes on. Starting twice in one process
- * (e.g. hot reload) returns the running loop's stop function.
- * @returns `stop()`: no new passes start; resolves once the current pass has finished.
+ * Starts the PSP's background loop in this process: every `intervalMs` (default 250 ms) a
+ * pass expires overdue checkouts ({@link expireDueCheckouts}) and delivers due webhooks
+ * ({@link dispatchDueWebhooks}). Passes overlap (at most {@link MAX_PASSES_IN_FLIGHT}):
+ * one slow endpoint answer must not hold back every webhook behind it, as a real PSP's
+ * senders do not wait for each other; claims are leased, so overlapping passes never
+ * deliver a row twice, and the app copes with webhooks out of order. It never throws:
+ * errors are logged with `console.error` and the loop goes on. Starting twice in one
+ * process (e.g. hot reload) returns the running loop's stop function.
+ * @returns `stop()`: no new passes start; resolves once the passes in flight have finished.
  */
 export function startSandboxDispatcher(
   opts: {
@@ -803,7 +811,7 @@ export function startSandboxDispatcher(
   const batch = 100;
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  let current: Promise<void> = Promise.resolve();
+  const inFlight = new Set<Promise<void>>();
 
   const pass = async (): Promise<boolean> => {
     let more = false;
@@ -816,20 +824,35 @@ export function startSandboxDispatcher(
     }
     return more;
   };
-  const schedule = (delay: number) => {
+  const tick = () => {
     if (stopped) return;
-    timer = setTimeout(() => {
-      current = pass().then((more) => schedule(more ? 0 : intervalMs));
-    }, delay);
+    if (inFlight.size < MAX_PASSES_IN_FLIGHT) {
+      let watchdog: ReturnType<typeof setTimeout> | undefined;
+      const running: Promise<void> = pass().then((more) => {
+        clearTimeout(watchdog);
+        inFlight.delete(running);
+        if (more) tick(); // a full batch: there may be more due right now
+      });
+      inFlight.add(running);
+      watchdog = setTimeout(() => {
+        if (inFlight.delete(running)) console.error(`[sandbox-psp] a dispatcher pass has run for ${PASS_WATCHDOG_MS / 1000} s; starting others meanwhile`);
+      }, PASS_WATCHDOG_MS);
+      watchdog.unref?.();
+    }
+  };
+  const loop = () => {
+    tick();
+    if (stopped) return;
+    timer = setTimeout(loop, intervalMs);
     timer.unref?.();
   };
-  schedule(0);
+  loop();
 
   const stop = async () => {
     stopped = true;
     if (timer) clearTimeout(timer);
     if (globalForDispatcher.__sandboxPspDispatcher === stop) globalForDispatcher.__sandboxPspDispatcher = undefined;
-    await current;
+    await Promise.all([...inFlight]);
   };
   globalForDispatcher.__sandboxPspDispatcher = stop;
   return stop;
