@@ -152,8 +152,11 @@ for o in string.gmatch(h[2], '%d+') do
     released = released + 1
   end
 end
-local left = redis.call('HINCRBY', fan, h[1], -released)
-if left <= 0 then redis.call('HDEL', fan, h[1]) end
+-- (Only when something was freed: Redis refuses "-0" as an increment.)
+if released > 0 then
+  local left = redis.call('HINCRBY', fan, h[1], -released)
+  if left <= 0 then redis.call('HDEL', fan, h[1]) end
+end
 redis.call('ZREM', holds, holdId)
 redis.call('DEL', holdKey)
 return {'OK', tostring(released)}

@@ -141,6 +141,16 @@ describe("release and Postgres as the last line of defence", () => {
     expect(await readHold(show.eventId, order.holdId)).toBeNull();
   });
 
+  it("ends a hold none of whose seats it still owns (found by the simulator: Redis refused a -0 increment)", async () => {
+    const [fan] = await makeFans(db(), 1);
+    const order = await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [8] } });
+    // The seat went to someone else behind this hold's back (e.g. a repair re-claimed it).
+    await redis().hset(inventoryKeys(show.eventId).owner, { "8": "h:hld_someoneelse" });
+    expect(await releaseInRedis(show.eventId, order.holdId)).toEqual({ result: "released", seats: 0 });
+    expect(await readHold(show.eventId, order.holdId)).toBeNull();
+    expect(Number(await redis().hget(inventoryKeys(show.eventId).fan, fan!))).toBe(1); // nothing freed, nothing uncounted
+  });
+
   it("undoes the Redis hold when Postgres refuses, and tells the fan the seat was just taken", async () => {
     const [intruder, fan] = await makeFans(db(), 2);
     // A live line item Redis does not know about (as if Redis had been rebuilt from a stale copy).
