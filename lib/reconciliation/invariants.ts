@@ -87,33 +87,53 @@ export async function checkInvariants(db: Db, opts: { eventId?: string; graceMs?
  * Seats whose Redis state contradicts Postgres: free in Redis but live in Postgres (could
  * be sold twice through Redis), or owned in Redis by a hold Postgres does not have live.
  * Events whose Redis inventory is not built are skipped (the next hold rebuilds it).
+ * During a sale a hold is briefly in Redis before its Postgres write commits (and a
+ * release briefly in one before the other): callers that act on the result compare two
+ * looks a moment apart ({@link persistentRedisMismatches}).
+ * @returns one entry per contradiction, e.g. "free:17" or "owner:17:h:hld_…".
  */
+export async function redisMismatchSet(db: Db, eventId: string): Promise<Set<string>> {
+  const found = new Set<string>();
+  const k = inventoryKeys(eventId);
+  if ((await redis().hget(k.meta, "ready")) === null) return found;
+  const live = (await db.execute(
+    sql`select s.ordinal, o.hold_id from line_items li join seats s on s.id = li.seat_id join orders o on o.id = li.order_id
+        where li.event_id = ${eventId} and li.status in ('held','sold')`,
+  )) as unknown as { ordinal: number; hold_id: string }[];
+  const owners = (await redis().hgetall<Record<string, string>>(k.owner)) ?? {};
+  const liveByOrdinal = new Map(live.map((l) => [String(l.ordinal), l.hold_id]));
+  if (live.length > 0) {
+    const p = redis().pipeline();
+    for (const l of live) p.getbit(k.free, l.ordinal);
+    const bits = (await p.exec()) as number[];
+    bits.forEach((b, i) => b === 1 && found.add(`free:${live[i]!.ordinal}`));
+  }
+  for (const [ordinal, tag] of Object.entries(owners)) {
+    if (liveByOrdinal.get(ordinal) !== String(tag).slice(2)) found.add(`owner:${ordinal}:${String(tag)}`);
+  }
+  return found;
+}
+
+/** The number of contradictions now (see {@link redisMismatchSet}), over one event or all with live seats. */
 export async function redisMismatches(db: Db, eventId?: string): Promise<number> {
   const eventIds = eventId
     ? [eventId]
     : ((await db.execute(sql`select distinct event_id as id from line_items where status in ('held','sold')`)) as unknown as { id: string }[]).map((r) => r.id);
   let bad = 0;
-  for (const id of eventIds) {
-    const k = inventoryKeys(id);
-    if ((await redis().hget(k.meta, "ready")) === null) continue;
-    const live = (await db.execute(
-      sql`select s.ordinal, o.hold_id from line_items li join seats s on s.id = li.seat_id join orders o on o.id = li.order_id
-          where li.event_id = ${id} and li.status in ('held','sold')`,
-    )) as unknown as { ordinal: number; hold_id: string }[];
-    const owners = (await redis().hgetall<Record<string, string>>(k.owner)) ?? {};
-    const liveByOrdinal = new Map(live.map((l) => [String(l.ordinal), l.hold_id]));
-    if (live.length > 0) {
-      const p = redis().pipeline();
-      for (const l of live) p.getbit(k.free, l.ordinal);
-      const bits = (await p.exec()) as number[];
-      bad += bits.filter((b) => b === 1).length;
-    }
-    for (const [ordinal, tag] of Object.entries(owners)) {
-      const holdId = String(tag).slice(2);
-      if (liveByOrdinal.get(ordinal) !== holdId) bad++;
-    }
-  }
+  for (const id of eventIds) bad += (await redisMismatchSet(db, id)).size;
   return bad;
+}
+
+/**
+ * Contradictions still there `recheckMs` later: the ones a repair may act on. Holds and
+ * releases in flight (a few milliseconds to seconds under load) resolve in between.
+ */
+export async function persistentRedisMismatches(db: Db, eventId: string, recheckMs = 3_000): Promise<number> {
+  const first = await redisMismatchSet(db, eventId);
+  if (first.size === 0) return 0;
+  await new Promise((r) => setTimeout(r, recheckMs));
+  const second = await redisMismatchSet(db, eventId);
+  return [...first].filter((m) => second.has(m)).length;
 }
 
 /** Total violations in a report. */

@@ -8,7 +8,7 @@ import { sql } from "drizzle-orm";
 import type { Db } from "@/lib/db";
 import { rebuildInventory } from "@/lib/inventory/rebuild";
 import { recordDiscrepancy } from "@/lib/reconciliation/discrepancies";
-import { checkInvariants, redisMismatches, type InvariantReport } from "@/lib/reconciliation/invariants";
+import { checkInvariants, persistentRedisMismatches, type InvariantReport } from "@/lib/reconciliation/invariants";
 import { sweep, type SweepReport } from "@/lib/reconciliation/sweep";
 
 /** One reconciliation pass's findings. */
@@ -21,18 +21,20 @@ export interface ReconcileReport {
 
 const rows = async <T>(db: Db, q: ReturnType<typeof sql>) => (await db.execute(q)) as unknown as T[];
 
-/** Runs one reconciliation pass. @param opts.eventId only this event. */
-export async function reconcile(db: Db, opts: { eventId?: string; now?: Date } = {}): Promise<ReconcileReport> {
+/** Runs one reconciliation pass. @param opts.eventId only this event. @param opts.redisRecheckMs gap between the two looks at Redis drift (default 3,000 ms). */
+export async function reconcile(db: Db, opts: { eventId?: string; now?: Date; redisRecheckMs?: number } = {}): Promise<ReconcileReport> {
   const now = opts.now ?? new Date();
   const sweepReport = await sweep(db, { now, eventId: opts.eventId, paymentQueryAfterMs: 0 });
 
-  // Redis drift: rebuild an event whose Redis inventory contradicts Postgres.
+  // Redis drift: rebuild an event whose Redis inventory contradicts Postgres — only for
+  // contradictions that outlast holds in flight (a rebuild mid-sale for a transient one
+  // would drop those holds from Redis).
   const events = opts.eventId
     ? [{ id: opts.eventId }]
     : await rows<{ id: string }>(db, sql`select id from events where status = 'published'`);
   const redisRebuilt: ReconcileReport["redisRebuilt"] = [];
   for (const { id } of events) {
-    const mismatches = await redisMismatches(db, id);
+    const mismatches = await persistentRedisMismatches(db, id, opts.redisRecheckMs);
     if (mismatches === 0) continue;
     await rebuildInventory(db, id);
     redisRebuilt.push({ eventId: id, mismatches });

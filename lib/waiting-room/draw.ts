@@ -35,12 +35,12 @@ export function preQueueTurnNear(draw: number | null, pub: Pick<PublicQueueStatu
 }
 
 /** Longest pause between a waiting fan's status polls (ms). */
-export const MAX_POLL_MS = 20_000;
+export const MAX_POLL_MS = 30_000;
 
 /**
  * How long a waiting fan's page waits before its next look at the public status (ms): the
  * base interval while the turn is near, stretching to a twentieth of the estimated wait
- * (at most {@link MAX_POLL_MS}) for fans far back — a fan 10,000 places back at 4,800 fans
+ * (at most {@link MAX_POLL_MS}, 30 s) for fans far back — a fan 10,000 places back at 4,800 fans
  * a minute (a 2-minute wait) looks every 6 s instead of every 2.5 s, so the CDN's and the
  * browsers' work follows what can change, and the page is still on time: the serving
  * counter reaches the fan no sooner than the estimate, and the last polls are at the base rate.

@@ -96,7 +96,7 @@ describe("the draw: a pre-queue fan learns its turn from the public status", () 
 });
 
 describe("poll interval", () => {
-  it("is the base near the turn and a twentieth of the wait far back, at most 20 s", () => {
+  it("is the base near the turn and a twentieth of the wait far back, at most 30 s", () => {
     expect(pollDelayMs(0, 4_800)).toBe(2_500);
     expect(pollDelayMs(100, 4_800)).toBe(2_500); // 1.25 s away
     expect(pollDelayMs(10_000, 4_800)).toBe(6_250); // 125 s away → 125/20 s
