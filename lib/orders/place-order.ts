@@ -124,12 +124,24 @@ async function writeOrder(
   tx: Tx,
   p: { event: typeof events.$inferSelect; fanId: string; holdId: string; holdExpiresAt: Date; ordinals: number[] },
 ): Promise<PlacedOrder> {
-  const rows = await tx
-    .select({ seatId: seats.id, ordinal: seats.ordinal, label: seats.label, levelId: priceLevels.id, level: priceLevels.name, priceMinor: priceLevels.priceMinor, currency: priceLevels.currency })
-    .from(eventSeats)
-    .innerJoin(seats, eq(eventSeats.seatId, seats.id))
-    .innerJoin(priceLevels, eq(eventSeats.priceLevelId, priceLevels.id))
-    .where(and(eq(eventSeats.eventId, p.event.id), eq(seats.venueId, p.event.venueId), inArray(seats.ordinal, p.ordinals)));
+  // One round trip for the reads: postgres.js pipelines queries sent together on the
+  // transaction's connection, and Postgres runs them in order (the recount after the lock).
+  // Under an on-sale's load every round trip is an event-loop turn with the connection held.
+  // I6 backstop: recount the fan's live seats for this event under a per-(event, fan) lock.
+  const [rows, , [{ live } = { live: 0 }]] = await Promise.all([
+    tx
+      .select({ seatId: seats.id, ordinal: seats.ordinal, label: seats.label, levelId: priceLevels.id, level: priceLevels.name, priceMinor: priceLevels.priceMinor, currency: priceLevels.currency })
+      .from(eventSeats)
+      .innerJoin(seats, eq(eventSeats.seatId, seats.id))
+      .innerJoin(priceLevels, eq(eventSeats.priceLevelId, priceLevels.id))
+      .where(and(eq(eventSeats.eventId, p.event.id), eq(seats.venueId, p.event.venueId), inArray(seats.ordinal, p.ordinals))),
+    tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`${p.event.id}:${p.fanId}`}, 0))`),
+    tx
+      .select({ live: sql<number>`count(*)::int` })
+      .from(lineItems)
+      .innerJoin(orders, eq(lineItems.orderId, orders.id))
+      .where(and(eq(orders.eventId, p.event.id), eq(orders.fanId, p.fanId), inArray(lineItems.status, ["held", "sold"]))),
+  ]);
   if (rows.length !== p.ordinals.length) {
     const found = new Set(rows.map((r) => r.ordinal));
     throw new UnknownSeatError(p.ordinals.filter((o) => !found.has(o)));
@@ -138,24 +150,22 @@ async function writeOrder(
   if (currencies.size !== 1) throw new InventoryError("Seats priced in different currencies cannot be bought in one order.", 400, "mixed_currency");
   const currency = rows[0]!.currency;
 
-  // I6 backstop: recount the fan's live seats for this event under a per-(event, fan) lock.
-  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`${p.event.id}:${p.fanId}`}, 0))`);
-  const [{ live } = { live: 0 }] = await tx
-    .select({ live: sql<number>`count(*)::int` })
-    .from(lineItems)
-    .innerJoin(orders, eq(lineItems.orderId, orders.id))
-    .where(and(eq(orders.eventId, p.event.id), eq(orders.fanId, p.fanId), inArray(lineItems.status, ["held", "sold"])));
   if (live + rows.length > p.event.perFanLimit) throw new FanLimitError(p.event.perFanLimit, live);
 
   const orderId = newId("ord");
   const totalMinor = rows.reduce((n, r) => n + r.priceMinor, 0);
-  await tx.insert(orders).values({ id: orderId, eventId: p.event.id, fanId: p.fanId, holdId: p.holdId, holdExpiresAt: p.holdExpiresAt, totalMinor, currency });
-  await tx.insert(lineItems).values(rows.map((r) => ({ orderId, eventId: p.event.id, seatId: r.seatId, priceLevelId: r.levelId, priceMinor: r.priceMinor, currency: r.currency })));
-  await tx
-    .update(eventSeats)
-    .set({ status: "held" })
-    .where(and(eq(eventSeats.eventId, p.event.id), inArray(eventSeats.seatId, rows.map((r) => r.seatId))));
-  await tx.insert(orderTransitions).values({ orderId, entity: "order", entityId: orderId, fromStatus: null, toStatus: "pending_payment", actor: `fan:${p.fanId}`, reason: `held ${rows.length} seat(s) until ${p.holdExpiresAt.toISOString()}` });
+  // The writes, pipelined the same way, in this order (the order row before the rows that
+  // reference it). A refused line item (I1: the seat is live in another order) fails the
+  // transaction; its error is the first to come back, so the caller sees the unique violation.
+  await Promise.all([
+    tx.insert(orders).values({ id: orderId, eventId: p.event.id, fanId: p.fanId, holdId: p.holdId, holdExpiresAt: p.holdExpiresAt, totalMinor, currency }),
+    tx.insert(lineItems).values(rows.map((r) => ({ orderId, eventId: p.event.id, seatId: r.seatId, priceLevelId: r.levelId, priceMinor: r.priceMinor, currency: r.currency }))),
+    tx
+      .update(eventSeats)
+      .set({ status: "held" })
+      .where(and(eq(eventSeats.eventId, p.event.id), inArray(eventSeats.seatId, rows.map((r) => r.seatId)))),
+    tx.insert(orderTransitions).values({ orderId, entity: "order", entityId: orderId, fromStatus: null, toStatus: "pending_payment", actor: `fan:${p.fanId}`, reason: `held ${rows.length} seat(s) until ${p.holdExpiresAt.toISOString()}` }),
+  ]);
   await enqueue(tx, "order/created", { orderId, eventId: p.event.id, holdExpiresAt: p.holdExpiresAt.toISOString() }, `order/created:${orderId}`);
   return {
     orderId,
