@@ -10,14 +10,8 @@
  * Postgres + Redis and checks queue fairness. Exit code 1 when any count is not zero.
  *
  * Without --url it prepares its own database `stararena_onsale` (dropped afterwards
- * unless --keep), Redis prefix `onsale:`, production build in `.next-onsale`, and starts
- * `next start` on --port (default 3300) plus the local worker (scripts/worker.ts).
- *
- * Flags: --fans N (100000) --capacity N (20000; <5000 uses a small hall) --small (500 seats,
- * 5,000 fans: the CI variant) --hold-minutes N (1) --rate N fans/min --cap N --time-limit S
- * --pre-seconds S --pre-share F --burst-seconds S --connections N --edges N --json FILE
- * --url URL --port N --build auto|always|never --keep --seed N
- * Fault mix (shares of holds): --abandon --decline --slow --duplicate --drop --late-webhook
+ * unless --keep), Redis prefix `onsale:`, and starts --instances copies of `next start`
+ * (ports from --port) plus the local worker (scripts/worker.ts). `--help` lists the flags.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -25,11 +19,37 @@ import { cpus, totalmem } from "node:os";
 import { loadProjectEnv } from "./load-env";
 import type { CookieJar } from "@/lib/simulator/client";
 import type { FairnessReport, TimedJoin, TimelinePoint } from "@/lib/simulator/report";
+import type { FanQueueStatus, PublicQueueStatus } from "@/lib/waiting-room/queue";
 
 loadProjectEnv();
 
 // ---------- flags ----------
+const USAGE = `npm run onsale -- [flags]
+  --fans N            simulated fans (100000; --small: 5000)
+  --capacity N        seats (20000; --small: 500; under 5000 a small hall)
+  --small             the CI variant: 500 seats, 5,000 fans, shorter phases
+  --hold-minutes N    hold time of the simulated show (1), so abandoned holds return within the run
+  --rate N --cap N    admission rate (fans/min, 4800) and active cap (1500)
+  --time-limit S      seconds of sale after the on-sale before stopping (480; --small: 150)
+  --budget S          the whole run's time bound, setup to report (600; 0 = none): the sale stops early
+                      enough to leave room for the holds to run out, the sweeps to converge and the checks
+  --pre-seconds S     pre-queue window before the on-sale (45)   --pre-share F  share of fans arriving in it (0.5)
+  --burst-seconds S   window of the burst after the on-sale (60)  --poll-seconds S  fans' status poll interval (3)
+  --connections N     sockets per app instance (96)   --door-share F  of them for joins (0.1)   --edges N  CDN edges (4)
+  --abandon --decline --slow --duplicate --drop --late-webhook F   fault shares of holds
+  --inject KIND       break a rule on purpose after the sale (ticket-without-payment | redis-mismatch): the run must fail
+  --json FILE         write the report (and FILE.html, the chart)
+  --url URL           drive an already running StarArena instead of starting one (its env must match)
+  --port N (3300) --instances N (2) --build auto|always|never --keep (keep the database)
+Env ONSALE_APP_NODE_ARGS: node flags for the app instances only (e.g. "--cpu-prof --cpu-prof-dir=DIR").`;
 const argv = process.argv.slice(2);
+const KNOWN = new Set(USAGE.match(/--[a-z-]+/g));
+const unknown = argv.filter((a) => a.startsWith("--") && !KNOWN.has(a) && a !== "--help");
+if (argv.includes("--help") || unknown.length > 0) {
+  if (unknown.length > 0) console.error(`Unknown flag${unknown.length > 1 ? "s" : ""}: ${unknown.join(" ")}\n`);
+  console.log(USAGE);
+  process.exit(unknown.length > 0 ? 2 : 0);
+}
 const has = (name: string) => argv.includes(`--${name}`);
 const str = (name: string): string | undefined => {
   const i = argv.indexOf(`--${name}`);
@@ -50,12 +70,15 @@ const cfg = {
   rate: num("rate", small ? 1_500 : 4_800),
   cap: num("cap", small ? 300 : 1_500),
   timeLimit: num("time-limit", small ? 150 : 480),
+  budget: num("budget", small ? 0 : 600),
   preSeconds: num("pre-seconds", small ? 8 : 45),
-  preShare: num("pre-share", 0.3),
+  preShare: num("pre-share", 0.5),
   burstSeconds: num("burst-seconds", small ? 10 : 60),
   connections: num("connections", small ? 48 : 96),
+  doorShare: num("door-share", 0.1),
   edges: num("edges", 4),
   port: num("port", 3300),
+  instances: num("instances", 2),
   pollSeconds: num("poll-seconds", 3),
   faults: {
     abandon: num("abandon", 0.05),
@@ -66,6 +89,7 @@ const cfg = {
     lateWebhook: num("late-webhook", 0.03),
   },
   json: str("json"),
+  inject: str("inject"),
   url: str("url"),
   build: (str("build") ?? "auto") as "auto" | "always" | "never",
   keep: has("keep"),
@@ -78,11 +102,11 @@ if (!cfg.url) {
   base.pathname = "/stararena_onsale";
   process.env.DATABASE_URL = base.toString();
   process.env.REDIS_KEY_PREFIX = "onsale:";
-  process.env.DATABASE_POOL_MAX ??= "10";
-  process.env.NEXT_DIST_DIR = ".next-onsale";
+  process.env.DATABASE_POOL_MAX ??= "4"; // the simulator's own look at the database (setup, the monitor, the checks)
   process.env.BETTER_AUTH_SECRET ??= "stararena-onsale-simulation-secret-0123456789";
 }
-const baseUrl = cfg.url ?? `http://127.0.0.1:${cfg.port}`;
+const baseUrls = cfg.url ? [cfg.url] : Array.from({ length: Math.max(1, cfg.instances) }, (_, k) => `http://127.0.0.1:${cfg.port + k}`);
+const baseUrl = baseUrls[0]!;
 process.env.APP_URL ??= baseUrl;
 
 const { eq, sql } = await import("drizzle-orm");
@@ -95,29 +119,37 @@ const { createEvent } = await import("@/lib/events/create");
 const { closeRedis, redis } = await import("@/lib/redis");
 const { checkInvariants } = await import("@/lib/reconciliation/invariants");
 const { SimClient } = await import("@/lib/simulator/client");
-const { createFansWithSessions, SESSION_COOKIE } = await import("@/lib/simulator/sessions");
+const { createFansWithSessions, SESSION_COOKIE, SESSION_DATA_COOKIE } = await import("@/lib/simulator/sessions");
 const R = await import("@/lib/simulator/report");
 const { arenaPlan, smallArenaPlan, ARENA_MIN_CAPACITY } = await import("@/lib/venues/plan");
 const { createVenue } = await import("@/lib/venues/store");
 const { queueKeys } = await import("@/lib/waiting-room/queue");
+const { estimatedPreQueuePosition, pollDelayMs, preQueueTurnNear } = await import("@/lib/waiting-room/draw");
 const { admissionCookieName } = await import("@/lib/waiting-room/token");
-const { buildIfNeeded, clearRenderedPages } = await import("./lib/build");
+const { buildIfNeeded, buildIsStale, clearRenderedPages } = await import("./lib/build");
 const { deleteKeys } = await import("./lib/redis-keys");
 
 const children: ChildProcess[] = [];
-const stopChildren = () => {
+const signalChildren = (signal: NodeJS.Signals) => {
   for (const c of children) {
     try {
-      if (c.pid && c.exitCode === null) process.kill(-c.pid, "SIGTERM");
+      if (c.pid && c.exitCode === null && c.signalCode === null) process.kill(-c.pid, signal);
     } catch {
       // already gone
     }
   }
 };
-process.on("SIGINT", () => {
-  stopChildren();
-  process.exit(130);
-});
+/** Stops the app instances and the worker: SIGINT (next-server ignores SIGTERM while it has work), SIGKILL after 5 s. */
+const stopChildren = async () => {
+  signalChildren("SIGINT");
+  for (let i = 0; i < 50 && children.some((c) => c.exitCode === null && c.signalCode === null); i++) await new Promise((r) => setTimeout(r, 100));
+  signalChildren("SIGKILL");
+};
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    void stopChildren().then(() => process.exit(130));
+  });
+}
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const rand = (a: number, b: number) => a + Math.random() * (b - a);
@@ -129,19 +161,46 @@ async function prepareOwnServer(): Promise<void> {
   await deleteKeys(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "onsale:*");
   await ensureDatabase(databaseUrl);
   await runMigrations(databaseUrl);
-  if (cfg.build !== "never") buildIfNeeded(log, cfg.build === "always");
-  clearRenderedPages();
-  const childEnv = { ...process.env, NODE_ENV: "production", PORT: String(cfg.port), APP_URL: baseUrl, SANDBOX_PSP_ENABLED: "1", DATABASE_POOL_MAX: "20" } as NodeJS.ProcessEnv;
-  const app = spawn("npx", ["next", "start", "-p", String(cfg.port), "-H", "127.0.0.1"], { stdio: ["ignore", "ignore", "inherit"], env: childEnv, detached: true });
-  children.push(app);
+  // Which production build serves the simulation: a caller's NEXT_DIST_DIR (npm test runs the
+  // small variant on its `.next-test`); else the app's own `.next` (made by `npm start`) when it
+  // is up to date — the simulator opens API routes only, so pages rendered from the demo
+  // database are never served; else a build into `.next-onsale`.
+  const preset = process.env.NEXT_DIST_DIR;
+  process.env.NEXT_DIST_DIR = preset || ".next";
+  if (!preset && (cfg.build === "always" || buildIsStale())) process.env.NEXT_DIST_DIR = ".next-onsale";
+  if (process.env.NEXT_DIST_DIR === ".next") log("  using the up-to-date production build in .next");
+  else {
+    if (cfg.build !== "never") buildIfNeeded(log, cfg.build === "always");
+    clearRenderedPages();
+    log(`  serving the production build in ${process.env.NEXT_DIST_DIR}`);
+  }
+  // Postgres allows 100 connections here: the app instances share 78 (2 × 39), the worker
+  // 5, the simulator 4, leaving room for a running `npm start`. Under load a transaction holds
+  // its connection across several event-loop turns, so the pool bounds the shop's throughput.
+  const poolPerInstance = String(Math.max(4, Math.floor(78 / baseUrls.length)));
+  const childEnv = { ...process.env, NODE_ENV: "production", SANDBOX_PSP_ENABLED: "1", DATABASE_POOL_MAX: poolPerInstance } as NodeJS.ProcessEnv;
+  // Several instances of the app, as behind a load balancer; each sends its sandbox PSP's webhooks to itself.
+  for (const [k, url] of baseUrls.entries()) {
+    const port = String(cfg.port + k);
+    // ONSALE_APP_NODE_ARGS: node flags for the app instances only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile them.
+    // A larger young generation (64 MB semi-spaces, as one would deploy a busy Node server) halves scavenges.
+    const nodeArgs = ["--max-semi-space-size=64", ...(process.env.ONSALE_APP_NODE_ARGS ?? "").split(" ").filter(Boolean)];
+    const app = spawn(process.execPath, [...nodeArgs, "node_modules/next/dist/bin/next", "start", "-p", port, "-H", "127.0.0.1"], {
+      stdio: ["ignore", "ignore", "inherit"],
+      env: { ...childEnv, PORT: port, APP_URL: url },
+      detached: true,
+    });
+    children.push(app);
+  }
   const worker = spawn("npx", ["tsx", "scripts/worker.ts"], {
     stdio: ["ignore", "ignore", "inherit"],
-    env: { ...childEnv, WORKER_INTERVAL_MS: "1000", DATABASE_POOL_MAX: "5" },
+    env: { ...childEnv, APP_URL: baseUrl, WORKER_INTERVAL_MS: "2000", DATABASE_POOL_MAX: "5" },
     detached: true,
   });
   children.push(worker);
   for (let i = 0; i < 120; i++) {
-    if (await fetch(`${baseUrl}/api/health`).then((r) => r.ok, () => false)) return log(`server up at ${baseUrl} (+ local worker, sweeps every 1 s)`);
+    const up = await Promise.all(baseUrls.map((u) => fetch(`${u}/api/health`).then((r) => r.ok, () => false)));
+    if (up.every(Boolean)) return log(`${baseUrls.length} app instance${baseUrls.length === 1 ? "" : "s"} up at ${baseUrls.join(", ")} (+ local worker, sweeps every 2 s)`);
     await sleep(500);
   }
   throw new Error(`the server at ${baseUrl} did not become healthy`);
@@ -158,15 +217,16 @@ log(`venue: ${plan.capacity.toLocaleString("en")} seats; creating ${cfg.fans.toL
 const secret = env().BETTER_AUTH_SECRET!;
 const fans = await createFansWithSessions(db(), cfg.fans, { secret, runTag, onProgress: (d) => d % 25_000 === 0 && log(`  ${d.toLocaleString("en")} fans`) });
 
-const client = new SimClient(baseUrl, cfg.connections);
+const client = new SimClient(baseUrls, cfg.connections, cfg.doorShare);
 const ipOf = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
-const jars: CookieJar[] = fans.map((f) => new Map([[SESSION_COOKIE, f.sessionCookie]]));
+// Fans arrive signed in: the session cookie and better-auth's cookie cache, as a browser holds them.
+const jars: CookieJar[] = fans.map((f) => new Map([[SESSION_COOKIE, f.sessionCookie], [SESSION_DATA_COOKIE, f.sessionDataCookie]]));
 
 // Prove the forged session cookie is accepted, with one request, before the run.
 {
   const r = await client.request<{ user?: { id: string } } | null>("/api/auth/get-session", { jar: new Map(jars[0]!), endpoint: "session-proof", headers: { "x-forwarded-for": ipOf(0) } });
-  if (r.status !== 200 || r.body?.user?.id !== fans[0]!.id) throw new Error(`the signed session cookie was not accepted: ${r.status} ${JSON.stringify(r.body)}`);
-  log(`session cookie accepted: /api/auth/get-session → ${r.body.user.id}`);
+  if (r.status !== 200 || r.body?.user?.id !== fans[0]!.id) throw new Error(`the signed session cookies were not accepted: ${r.status} ${JSON.stringify(r.body)}`);
+  log(`session cookies accepted: /api/auth/get-session → ${r.body.user.id}`);
 }
 
 const isArena = cfg.capacity >= ARENA_MIN_CAPACITY;
@@ -208,9 +268,25 @@ log(`show ${eventId}: ${capacity.toLocaleString("en")} seats in ${levels.length}
 
 // ---------- the sale ----------
 let stopped = false;
-let stopResolve!: () => void;
-const stopSignal = new Promise<void>((r) => (stopResolve = r));
-const pause = (ms: number) => Promise.race([sleep(ms), stopSignal]);
+// A fan's pause ends early when the sale stops. Each pause registers its own wake-up (and
+// removes it when it ends): racing every pause against one shared "stopped" promise would
+// pile up millions of reactions on it over a 100,000-fan run.
+const sleepers = new Set<() => void>();
+const pause = (ms: number) =>
+  stopped || ms <= 0
+    ? Promise.resolve()
+    : new Promise<void>((resolve) => {
+        const wake = () => {
+          clearTimeout(timer);
+          sleepers.delete(wake);
+          resolve();
+        };
+        const timer = setTimeout(wake, ms);
+        sleepers.add(wake);
+      });
+const stopResolve = () => {
+  for (const wake of [...sleepers]) wake();
+};
 const counters = { joined: 0, joinFailed: 0, admitted: 0, held: 0, seatsHeld: 0, holdRefused: 0, gaveUp: 0, checkouts: 0, approved: 0, declined: 0, abandoned: 0, ticketedSeen: 0, meCalls: 0, statusReads: 0 };
 const fates: Record<string, number> = {};
 const preJoins: { fanId: string; doneAt: number }[] = [];
@@ -220,7 +296,7 @@ let sold = 0;
 let heldNow = 0;
 let soldOutAt: number | null = null;
 
-type QueueStatus = { state: string; position: number; servingCounter: number; admissionToken?: string | null; admittedUntil?: number | null };
+type QueueStatus = Pick<FanQueueStatus, "state" | "position" | "servingCounter" | "draw" | "admittedUntil"> & { admissionToken?: string | null };
 type Availability = { available: number; bits: string };
 
 function pickFate(): string {
@@ -267,14 +343,14 @@ function mapPick(bytes: Buffer, level: number, qty: number): number[] | null {
 
 async function me(i: number, lane: "door" | "shop" = "shop"): Promise<QueueStatus | null> {
   counters.meCalls++;
-  const r = await client.request<QueueStatus>(`/api/events/${eventId}/queue/me`, { jar: jars[i], endpoint: "queue me", lane, headers: { "x-forwarded-for": ipOf(i) } });
+  const r = await client.request<QueueStatus>(`/api/events/${eventId}/queue/me`, { jar: jars[i], instance: i, endpoint: "queue me", lane, headers: { "x-forwarded-for": ipOf(i) } });
   return r.status === 200 ? r.body : null;
 }
 
 async function join(i: number): Promise<QueueStatus | null> {
   for (let attempt = 0; attempt < 10; attempt++) {
     const sentAt = performance.now();
-    const r = await client.request<QueueStatus>(`/api/events/${eventId}/queue`, { method: "POST", jar: jars[i], endpoint: "queue join", headers: { "x-forwarded-for": ipOf(i) } });
+    const r = await client.request<QueueStatus>(`/api/events/${eventId}/queue`, { method: "POST", jar: jars[i], instance: i, endpoint: "queue join", headers: { "x-forwarded-for": ipOf(i) } });
     const doneAt = performance.now();
     if (r.status === 200) {
       counters.joined++;
@@ -299,19 +375,19 @@ async function pay(i: number, order: { orderId: string; holdExpiresAt: string })
   }
   const headers = { "x-forwarded-for": ipOf(i) };
   const checkout = async () => {
-    const r = await client.request<{ url: string }>(`/api/orders/${order.orderId}/checkout`, { method: "POST", jar: jars[i], endpoint: "checkout", lane: "shop", headers });
+    const r = await client.request<{ url: string }>(`/api/orders/${order.orderId}/checkout`, { method: "POST", jar: jars[i], instance: i, endpoint: "checkout", lane: "shop", headers });
     if (r.status !== 200) return null;
     counters.checkouts++;
     return /sbx_cs_[0-9a-z]+/.exec(r.body.url)?.[0] ?? null;
   };
   const act = async (id: string, action: "approve" | "decline") => {
-    const r = await client.request<{ outcome: string }>(`/sandbox-psp/api/checkouts/${id}/${action}`, { method: "POST", endpoint: `psp ${action}`, lane: "shop", timeoutMs: 120_000 });
+    const r = await client.request<{ outcome: string }>(`/sandbox-psp/api/checkouts/${id}/${action}`, { method: "POST", instance: i, endpoint: `psp ${action}`, lane: "shop", timeoutMs: 120_000 });
     if (r.body?.outcome === "captured") counters.approved++;
     if (r.body?.outcome === "declined") counters.declined++;
     return r.body?.outcome;
   };
   const setFaults = (id: string, knobs: Record<string, unknown>) =>
-    client.request(`/sandbox-psp/api/faults?checkout=${id}`, { method: "PUT", body: knobs, endpoint: "psp faults", lane: "shop" });
+    client.request(`/sandbox-psp/api/faults?checkout=${id}`, { method: "PUT", body: knobs, instance: i, endpoint: "psp faults", lane: "shop" });
 
   await pause(rand(500, 3_000)); // the fan looks at the order page
   let id = await checkout();
@@ -332,7 +408,7 @@ async function pay(i: number, order: { orderId: string; holdExpiresAt: string })
   await act(id, "approve");
   for (let k = 0; k < 4; k++) {
     await sleep(2_000);
-    const r = await client.request<{ status: string }>(`/api/orders/${order.orderId}`, { jar: jars[i], endpoint: "order status", lane: "shop", headers });
+    const r = await client.request<{ status: string }>(`/api/orders/${order.orderId}`, { jar: jars[i], instance: i, endpoint: "order status", lane: "shop", headers });
     if (r.body?.status === "ticketed") {
       counters.ticketedSeen++;
       return;
@@ -367,6 +443,7 @@ async function shop(i: number, token: string | null): Promise<void> {
       method: "POST",
       body,
       jar: jars[i],
+      instance: i,
       endpoint: "hold", lane: "shop",
       headers,
     });
@@ -385,7 +462,7 @@ async function shop(i: number, token: string | null): Promise<void> {
     else await pause(1_000);
   }
   counters.gaveUp++;
-  await client.request(`/api/events/${eventId}/queue/me`, { method: "DELETE", jar: jars[i], endpoint: "queue leave", lane: "shop", headers: { "x-forwarded-for": ipOf(i) } });
+  await client.request(`/api/events/${eventId}/queue/me`, { method: "DELETE", jar: jars[i], instance: i, endpoint: "queue leave", lane: "shop", headers: { "x-forwarded-for": ipOf(i) } });
 }
 
 async function fanLife(i: number, arriveAt: number): Promise<void> {
@@ -393,24 +470,25 @@ async function fanLife(i: number, arriveAt: number): Promise<void> {
   if (stopped) return;
   let s = await join(i);
   if (!s) return;
-  let position = s.position;
-  if (s.state === "pre") {
-    await pause(onSaleAt - Date.now() + rand(0, cfg.pollSeconds * 1000));
-    if (stopped) return;
-    // The page learns the drawn place once, then compares it with the public status.
-    s = await me(i, "door"); // a door-side request: it must not queue ahead of admitted fans' holds
-    if (!s) return;
-    position = s.position;
-  }
+  // A pre-queue fan waits for the on-sale, then learns from the public status (its draw against
+  // servingDraw) when to ask for its exact place — as the queue page does (lib/waiting-room/draw.ts).
+  if (s.state === "pre") await pause(onSaleAt - Date.now());
   const edge = i % cfg.edges;
+  let delay = cfg.pollSeconds * 1000;
   while (!stopped && s.state !== "admitted") {
     if (s.state === "expired" || s.state === "none") return;
-    await pause(rand(0.7, 1.3) * cfg.pollSeconds * 1000);
+    await pause(rand(0.75, 1.25) * delay);
     if (stopped) return;
     counters.statusReads++;
-    const pub = await client.cachedGet<{ servingCounter: number }>(`/api/events/${eventId}/queue`, edge, "queue status", { "x-forwarded-for": `192.0.2.${edge + 1}` });
-    if (pub.status !== 200 || pub.body.servingCounter < position) continue;
-    s = (await me(i)) ?? s;
+    const pub = await client.cachedGet<PublicQueueStatus>(`/api/events/${eventId}/queue`, edge, "queue status", { "x-forwarded-for": `192.0.2.${edge + 1}` });
+    if (pub.status !== 200) continue;
+    if (!(s.state === "pre" ? preQueueTurnNear(s.draw, pub.body) : pub.body.servingCounter >= s.position)) {
+      // Poll like the queue page: less often while the turn is far away (lib/waiting-room/draw.ts).
+      const mine = s.state === "pre" && s.draw !== null ? estimatedPreQueuePosition(s.draw, pub.body.preQueueSize) : s.position;
+      delay = pollDelayMs(mine - pub.body.servingCounter - 1, pub.body.paused ? 0 : pub.body.ratePerMinute, cfg.pollSeconds * 1000);
+      continue;
+    }
+    s = (await me(i)) ?? s; // the turn is near: on the shop's connections, not behind the door's backlog of joins
   }
   if (stopped) return;
   counters.admitted++;
@@ -432,7 +510,12 @@ const timeline: TimelinePoint[] = [];
 let lastReq = 0;
 let lastReqAt = Date.now();
 let tick = 0;
-const deadline = onSaleAt + cfg.timeLimit * 1000;
+// Time the end needs at worst: fans finishing their requests (≤ 10 s), every hold running out
+// and the sweeps converging (hold time + 20 s), the checks and the report (~10 s). (At a sell-out
+// nothing is held any more, so the end takes seconds.)
+const endAllowanceMs = (10 + cfg.holdMinutes * 60 + 20 + 10) * 1000;
+const deadline = Math.min(onSaleAt + cfg.timeLimit * 1000, cfg.budget > 0 ? tStart + cfg.budget * 1000 - endAllowanceMs : Infinity);
+if (cfg.budget > 0) log(`the sale stops by t=${Math.round((deadline - onSaleAt) / 1000)} s to finish within the ${cfg.budget}-s budget`);
 while (!stopped) {
   await sleep(1_000);
   tick++;
@@ -461,11 +544,11 @@ while (!stopped) {
 }
 const saleEndedAt = Date.now();
 log(soldOutAt ? `SOLD OUT ${((soldOutAt - onSaleAt) / 1000).toFixed(1)} s after the on-sale` : `time limit reached with ${sold}/${capacity} sold`);
-await Promise.race([Promise.all(lives), sleep(60_000)]);
+await Promise.race([Promise.all(lives), sleep(10_000)]); // requests still in flight after that are abandoned, as by fans closing the page
 
 // ---------- convergence ----------
 log("waiting for the sweeps to converge (no pending holds past expiry, no captured payment on an order without tickets)…");
-const convergeDeadline = Date.now() + (cfg.holdMinutes * 60 + 60) * 1000;
+const convergeDeadline = Date.now() + (cfg.holdMinutes * 60 + 20) * 1000;
 let converged = false;
 while (Date.now() < convergeDeadline) {
   const [pending] = (await db().execute(sql`select count(*)::int as n from orders where event_id = ${eventId} and status = 'pending_payment'`)) as unknown as { n: number }[];
@@ -481,6 +564,12 @@ while (Date.now() < convergeDeadline) {
 const convergedAt = Date.now();
 log(`${converged ? "converged" : "NOT converged"} ${((convergedAt - saleEndedAt) / 1000).toFixed(1)} s after the sale ended`);
 
+if (cfg.inject) {
+  const { INJECTABLE_VIOLATIONS, injectViolation } = await import("@/lib/simulator/inject");
+  const kind = INJECTABLE_VIOLATIONS.find((k) => k === cfg.inject);
+  if (!kind) throw new Error(`--inject must be one of ${INJECTABLE_VIOLATIONS.join(", ")}`);
+  log(`INJECTED on purpose: ${await injectViolation(db(), eventId, kind)} — this run must fail`);
+}
 const invariants = await checkInvariants(db(), { eventId, graceMs: 0 });
 
 // Fairness from the waiting room's own records (Redis): the pre-queue draw and the later positions.
@@ -558,7 +647,10 @@ const report = {
 };
 
 console.log("\n=== on-sale simulation ===");
-console.log(`fans ${cfg.fans.toLocaleString("en")}, seats ${capacity.toLocaleString("en")}, holds ${cfg.holdMinutes} min, admission ${cfg.rate}/min cap ${cfg.cap}; ${report.machine.cores} × ${report.machine.cpu}`);
+console.log(
+  `ran: ${cfg.fans.toLocaleString("en")} fans (${nPre.toLocaleString("en")} in a ${cfg.preSeconds}-s pre-queue, the rest in a ${cfg.burstSeconds}-s burst), ${capacity.toLocaleString("en")} seats, holds ${cfg.holdMinutes} min (the simulated show's hold time; real shows hold 15), admission ${cfg.rate}/min, active cap ${cfg.cap}; ` +
+    `${cfg.url ? cfg.url : `${baseUrls.length} app instance(s)`} + local worker, simulator on the same machine: ${report.machine.cores} × ${report.machine.cpu}, ${report.machine.memoryGiB} GiB, Node ${report.machine.node}`,
+);
 console.log(`sold ${sold}/${capacity}${report.timeToSellOutSeconds !== null ? ` in ${report.timeToSellOutSeconds} s` : ""}; tickets ${tickets}; orders ${JSON.stringify(ordersByStatus)}; converged in ${report.convergeSeconds} s`);
 console.log(`violations: ${Object.entries(violations).map(([k, v]) => `${k} ${v}`).join(", ")}`);
 console.log(
@@ -579,7 +671,7 @@ console.log(ok ? "RESULT: PASS (every count zero)" : "RESULT: FAIL");
 
 // ---------- clean-up ----------
 client.close();
-stopChildren();
+await stopChildren();
 await closeDb();
 await closeRedis();
 if (!cfg.url && !cfg.keep) {

@@ -42,6 +42,8 @@ export interface RequestOptions {
   timeoutMs?: number;
   /** Connection pool: "door" (joins, status) or "shop" (everything after admission), so a flood at the door cannot starve admitted fans on the client side. */
   lane?: "door" | "shop" | "monitor" | "edge";
+  /** Which app instance (index into the base URLs, modulo their number): a sticky load balancer. Default 0. */
+  instance?: number;
 }
 
 /** Keep-alive HTTP client with bounded connections, cookie jars and accounting. */
@@ -60,14 +62,21 @@ export class SimClient {
   /** Fan-side reads answered by the simulated CDN. */
   cdnHits = 0;
   private readonly edge = new Map<string, { until: number; res: SimResponse; pending?: Promise<SimResponse> }>();
-  private readonly base: URL;
+  private readonly bases: URL[];
   private readonly t0 = Date.now();
 
-  constructor(baseUrl: string, connections: number) {
-    this.base = new URL(baseUrl);
-    const half = Math.max(1, Math.floor(connections / 2));
-    this.agent = new http.Agent({ keepAlive: true, maxSockets: half, maxFreeSockets: half });
-    this.shopAgent = new http.Agent({ keepAlive: true, maxSockets: half, maxFreeSockets: half });
+  /**
+   * @param baseUrls one app instance's URL, or several (requests pick one by `instance`).
+   * @param connections sockets per instance, split between the door and the shop pools.
+   * @param doorShare the door's share of them (0–1): the rest stays free for admitted fans, as a
+   *   load balancer in front of the door and the shop keeps capacity for the shop.
+   */
+  constructor(baseUrls: string | string[], connections: number, doorShare = 0.5) {
+    this.bases = (Array.isArray(baseUrls) ? baseUrls : [baseUrls]).map((u) => new URL(u));
+    const door = Math.max(1, Math.round(connections * doorShare));
+    const shop = Math.max(1, connections - door);
+    this.agent = new http.Agent({ keepAlive: true, maxSockets: door, maxFreeSockets: door });
+    this.shopAgent = new http.Agent({ keepAlive: true, maxSockets: shop, maxFreeSockets: shop });
   }
 
   /** Counts an error of `kind`. */
@@ -92,9 +101,10 @@ export class SimClient {
     const headers: Record<string, string> = { accept: "application/json", ...opts.headers };
     if (payload !== undefined) headers["content-type"] = "application/json";
     if (opts.jar && opts.jar.size > 0) headers.cookie = [...opts.jar].map(([k, v]) => `${k}=${v}`).join("; ");
+    const base = this.bases[(opts.instance ?? 0) % this.bases.length]!;
     return new Promise((resolve) => {
       const req = http.request(
-        { host: this.base.hostname, port: this.base.port, path, method: opts.method ?? "GET", headers, agent: opts.lane === "shop" ? this.shopAgent : opts.lane === "monitor" ? this.monitorAgent : opts.lane === "edge" ? this.edgeAgent : this.agent, timeout: opts.timeoutMs ?? 60_000 },
+        { host: base.hostname, port: base.port, path, method: opts.method ?? "GET", headers, agent: opts.lane === "shop" ? this.shopAgent : opts.lane === "monitor" ? this.monitorAgent : opts.lane === "edge" ? this.edgeAgent : this.agent, timeout: opts.timeoutMs ?? 60_000 },
         (res) => {
           const chunks: Buffer[] = [];
           res.on("data", (c: Buffer) => chunks.push(c));
@@ -146,7 +156,7 @@ export class SimClient {
       return { ...((await hit.pending) as SimResponse<T>), cached: true };
     }
     // The edge's own connections to the origin: a CDN's fetches do not queue behind fans' joins.
-    const pending = this.request<T>(path, { endpoint, headers, lane: "edge" });
+    const pending = this.request<T>(path, { endpoint, headers, lane: "edge", instance: edge });
     this.edge.set(key, { until: 0, res: hit?.res ?? ({ status: 0, body: null, headers: {}, ms: 0 } as SimResponse), pending: pending as Promise<SimResponse> });
     const res = await pending;
     const maxAge = /s-maxage=(\d+)/.exec(String(res.headers["cache-control"] ?? ""))?.[1];
