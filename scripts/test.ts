@@ -1,7 +1,9 @@
 /**
  * `npm test`: the whole gate, in order — lint, typecheck, Vitest (unit + integration
  * against the real Postgres and Redis, isolated per run), `next build`, Playwright e2e
- * in Debian's Chromium against that build. Prints one summary line at the end,
+ * in Debian's Chromium against that build, then the small on-sale simulation on the same
+ * build (500 seats, 5,000 fans over HTTP; fails on any invariant violation or an unfair
+ * queue; report in test-results/onsale-small.json and .html). Prints one summary line at the end,
  * "tests: N passed, M failed", and exits non-zero when any step fails.
  */
 import { spawnSync } from "node:child_process";
@@ -15,6 +17,12 @@ const steps: Step[] = [
   // Tests build into their own folder so a running `npm start` keeps serving its .next.
   { name: "build (next build)", cmd: "npx", args: ["next", "build"], env: { NODE_ENV: "production", NEXT_DIST_DIR: ".next-test" } },
   { name: "e2e (playwright, chromium)", cmd: "npx", args: ["playwright", "test"], env: { NEXT_DIST_DIR: ".next-test" } },
+  {
+    name: "on-sale simulation (small: 500 seats, 5,000 fans)",
+    cmd: "npx",
+    args: ["tsx", "scripts/onsale.ts", "--small", "--build", "never", "--json", "test-results/onsale-small.json"],
+    env: { NEXT_DIST_DIR: ".next-test" },
+  },
 ];
 
 mkdirSync("test-results", { recursive: true });
@@ -40,7 +48,7 @@ function countPlaywright() {
 rmSync("test-results/vitest.json", { force: true });
 rmSync("test-results/playwright.json", { force: true });
 for (const [i, step] of steps.entries()) {
-  if (step.name.startsWith("e2e") && failedSteps.some((s) => s.startsWith("build"))) {
+  if ((step.name.startsWith("e2e") || step.name.startsWith("on-sale")) && failedSteps.some((s) => s.startsWith("build"))) {
     console.log(`\n■ [${i + 1}/${steps.length}] ${step.name}: skipped, the build failed`);
     continue;
   }
@@ -52,6 +60,7 @@ for (const [i, step] of steps.entries()) {
   const failedBefore = failed;
   if (step.name.startsWith("unit")) countVitest();
   if (step.name.startsWith("e2e")) countPlaywright();
+  if (step.name.startsWith("on-sale") && ok) passed += 1; // one test: the simulation's verdict
   if (!ok) {
     failedSteps.push(step.name);
     // A step that failed without a failing test (lint, types, build, a server that would not start) still counts.
