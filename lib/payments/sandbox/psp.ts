@@ -827,17 +827,18 @@ export function startSandboxDispatcher(
   const tick = () => {
     if (stopped) return;
     if (inFlight.size < MAX_PASSES_IN_FLIGHT) {
-      let watchdog: ReturnType<typeof setTimeout> | undefined;
+      const slot: { running?: Promise<void> } = {};
+      const watchdog = setTimeout(() => {
+        if (slot.running && inFlight.delete(slot.running)) console.error(`[sandbox-psp] a dispatcher pass has run for ${PASS_WATCHDOG_MS / 1000} s; starting others meanwhile`);
+      }, PASS_WATCHDOG_MS);
+      watchdog.unref?.();
       const running: Promise<void> = pass().then((more) => {
         clearTimeout(watchdog);
         inFlight.delete(running);
         if (more) tick(); // a full batch: there may be more due right now
       });
+      slot.running = running;
       inFlight.add(running);
-      watchdog = setTimeout(() => {
-        if (inFlight.delete(running)) console.error(`[sandbox-psp] a dispatcher pass has run for ${PASS_WATCHDOG_MS / 1000} s; starting others meanwhile`);
-      }, PASS_WATCHDOG_MS);
-      watchdog.unref?.();
     }
   };
   const loop = () => {
