@@ -6,7 +6,8 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { auth } from "@/lib/auth";
-import { getSessionUser, userFromCookieCache } from "@/lib/auth/session";
+import { userFromCookieCache } from "@/lib/auth/cookie-cache";
+import { getSessionUser } from "@/lib/auth/session";
 import { closeDb } from "@/lib/db";
 import { env } from "@/lib/env";
 import { closeRedis } from "@/lib/redis";

@@ -11,7 +11,8 @@ import { closeDb, db } from "@/lib/db";
 import { env } from "@/lib/env";
 import type { InvariantReport } from "@/lib/reconciliation/invariants";
 import { chartHtml, fifoViolations, isPermutation, passed, percentile, rhoBound, spearman, violations, type FairnessReport } from "@/lib/simulator/report";
-import { createFansWithSessions, SESSION_COOKIE, SESSION_DATA_COOKIE, signSessionData, signSessionToken } from "@/lib/simulator/sessions";
+import { SESSION_COOKIE, SESSION_DATA_COOKIE, signSessionData, signSessionToken } from "@/lib/auth/cookie-cache";
+import { createFansWithSessions } from "@/lib/simulator/sessions";
 
 afterAll(async () => {
   await closeDb();

@@ -12,15 +12,11 @@
  * Postgres and refreshes the cookie, as for any fan. `report.test.ts` proves better-auth
  * accepts both cookies (the cache even with the session row gone).
  */
-import { createHmac, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { session as sessionTable, user as userTable } from "@/db/schema";
 import { SESSION_CACHE_SECONDS } from "@/lib/auth";
+import { signSessionData, signSessionToken } from "@/lib/auth/cookie-cache";
 import type { Db } from "@/lib/db";
-
-/** better-auth's session cookie name (no `__Secure-` prefix over plain http). */
-export const SESSION_COOKIE = "better-auth.session_token";
-/** better-auth's session cookie cache name. */
-export const SESSION_DATA_COOKIE = "better-auth.session_data";
 
 /** One simulated fan: ids and the signed session cookie value to send. */
 export interface SimFan {
@@ -30,31 +26,6 @@ export interface SimFan {
   sessionCookie: string;
   /** Value of the `better-auth.session_data` cookie (base64url). */
   sessionDataCookie: string;
-}
-
-/** The signed cookie value better-auth expects for a session token. */
-export function signSessionToken(token: string, secret: string): string {
-  const signature = createHmac("sha256", secret).update(token).digest("base64");
-  return encodeURIComponent(`${token}.${signature}`);
-}
-
-/**
- * better-auth's "compact" session cookie cache value for `session` and `user` (rows as the
- * app stores them), valid `maxAgeSeconds` from `now` (ms):
- * base64url(JSON({ session: data, expiresAt, signature })), where data = { session, user,
- * updatedAt, version: "1" } and signature = base64url(HMAC-SHA256(secret, JSON({ ...data, expiresAt }))).
- */
-export function signSessionData(
-  session: Record<string, unknown>,
-  user: Record<string, unknown>,
-  secret: string,
-  opts: { now?: number; maxAgeSeconds: number },
-): string {
-  const now = opts.now ?? Date.now();
-  const data = { session, user, updatedAt: now, version: "1" };
-  const expiresAt = now + opts.maxAgeSeconds * 1000;
-  const signature = createHmac("sha256", secret).update(JSON.stringify({ ...data, expiresAt })).digest("base64url");
-  return Buffer.from(JSON.stringify({ session: data, expiresAt, signature })).toString("base64url");
 }
 
 const BATCH = 5_000;

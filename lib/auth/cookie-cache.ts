@@ -1,0 +1,104 @@
+/**
+ * better-auth's session cookies, in one place: the signed session token
+ * (`better-auth.session_token`, signed as better-call signs cookies) and the session cookie
+ * cache (`better-auth.session_data`, better-auth 1.7's default "compact" strategy). The app
+ * verifies the cache itself on hot paths (ADR 0007); the on-sale simulator signs both for its
+ * fans. Tests pin both directions to the real library (lib/auth/session.test.ts,
+ * lib/simulator/report.test.ts).
+ */
+import { createHmac, timingSafeEqual } from "node:crypto";
+import type { SessionUser } from "@/lib/auth/session";
+
+/** better-auth's session cookie name (no `__Secure-` prefix over plain http). */
+export const SESSION_COOKIE = "better-auth.session_token";
+/** better-auth's session cookie cache name. */
+export const SESSION_DATA_COOKIE = "better-auth.session_data";
+
+/** The signed cookie value better-auth expects for a session token. */
+export function signSessionToken(token: string, secret: string): string {
+  return encodeURIComponent(`${token}.${tokenSignature(token, secret)}`);
+}
+
+/** base64(HMAC-SHA256(secret, token)): the session token cookie's signature (better-call). */
+const tokenSignature = (token: string, secret: string) => createHmac("sha256", secret).update(token).digest("base64");
+
+/** base64url(HMAC-SHA256(secret, JSON({ ...data, expiresAt }))): the cookie cache's signature. */
+const dataSignature = (data: object, expiresAt: number, secret: string) => createHmac("sha256", secret).update(JSON.stringify({ ...data, expiresAt })).digest("base64url");
+
+/**
+ * better-auth's "compact" session cookie cache value for `session` and `user` (rows as the
+ * app stores them), valid `maxAgeSeconds` from `now` (ms):
+ * base64url(JSON({ session: data, expiresAt, signature })), where data = { session, user,
+ * updatedAt, version: "1" } and signature = base64url(HMAC-SHA256(secret, JSON({ ...data, expiresAt }))).
+ */
+export function signSessionData(
+  session: Record<string, unknown>,
+  user: Record<string, unknown>,
+  secret: string,
+  opts: { now?: number; maxAgeSeconds: number },
+): string {
+  const now = opts.now ?? Date.now();
+  const data = { session, user, updatedAt: now, version: "1" };
+  const expiresAt = now + opts.maxAgeSeconds * 1000;
+  return Buffer.from(JSON.stringify({ session: data, expiresAt, signature: dataSignature(data, expiresAt, secret) })).toString("base64url");
+}
+
+const sameText = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+
+/** Cookie `name` (or its `__Secure-` twin, used over https) from a Cookie header; undefined when absent. */
+function cookieValue(cookieHeader: string, name: string): string | undefined {
+  for (const part of cookieHeader.split(";")) {
+    const eq = part.indexOf("=");
+    const key = part.slice(0, eq).trim();
+    if (eq > 0 && (key === name || key === `__Secure-${name}`)) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+/**
+ * The door's fast path: the user from better-auth's signed session cookie cache, verified
+ * here with node:crypto instead of through better-auth's endpoint pipeline (WebCrypto key
+ * import per call) — joins, queue polls and holds are the hottest requests of an on-sale
+ * (ADR 0007). It accepts exactly what better-auth's getSession accepts from its cache
+ * (better-auth 1.7, "compact" strategy; `lib/auth/session.test.ts` pins that against the
+ * real library) and returns null for anything else, so the caller falls back to better-auth:
+ * - `better-auth.session_token` = `token.base64(HMAC-SHA256(secret, token))` (URL-encoded);
+ * - `better-auth.session_data` = base64url(JSON({ session: { session, user, updatedAt,
+ *   version: "1" }, expiresAt, signature })), signature = base64url(HMAC-SHA256(secret,
+ *   JSON({ ...session, expiresAt })));
+ * - the cached session's token equals the cookie's token; the cache (`expiresAt`, ms) and
+ *   the session (`session.expiresAt`) have not expired at `now`.
+ * @param cookieHeader the request's Cookie header (null → null).
+ * @param now epoch ms.
+ */
+export function userFromCookieCache(cookieHeader: string | null, secret: string, now = Date.now()): SessionUser | null {
+  if (!cookieHeader) return null;
+  const rawToken = cookieValue(cookieHeader, SESSION_COOKIE);
+  const rawData = cookieValue(cookieHeader, SESSION_DATA_COOKIE);
+  if (!rawToken || !rawData) return null;
+  let signed: string;
+  try {
+    signed = decodeURIComponent(rawToken);
+  } catch {
+    return null;
+  }
+  const dot = signed.lastIndexOf(".");
+  if (dot < 1) return null;
+  const token = signed.slice(0, dot);
+  if (!sameText(signed.slice(dot + 1), tokenSignature(token, secret))) return null;
+  let payload: { session?: { session?: { token?: unknown; expiresAt?: unknown }; user?: Record<string, unknown>; version?: unknown }; expiresAt?: unknown; signature?: unknown };
+  try {
+    payload = JSON.parse(Buffer.from(rawData, "base64url").toString("utf8")) as typeof payload;
+  } catch {
+    return null;
+  }
+  const data = payload?.session;
+  if (!data || typeof payload.expiresAt !== "number" || typeof payload.signature !== "string") return null;
+  if (!sameText(payload.signature, dataSignature(data, payload.expiresAt, secret))) return null;
+  if ((data.version ?? "1") !== "1" || data.session?.token !== token || payload.expiresAt < now) return null;
+  const sessionExpires = new Date(String(data.session.expiresAt)).getTime();
+  if (!Number.isFinite(sessionExpires) || sessionExpires < now) return null;
+  const u = data.user;
+  if (!u || typeof u.id !== "string" || typeof u.email !== "string") return null;
+  return { id: u.id, email: u.email, name: typeof u.name === "string" ? u.name : "", role: u.role === "organizer" ? "organizer" : "fan" };
+}
