@@ -1,9 +1,10 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { BuyPanel } from "@/components/buy-panel";
+import { PriceLevelTable } from "@/components/price-level-table";
 import { db } from "@/lib/db";
 import { getPublishedEventBySlug } from "@/lib/events/queries";
-import { formatCount, formatInZone, formatMoney } from "@/lib/format";
+import { formatCount, formatInZone } from "@/lib/format";
 
 /** Cacheable: regenerated at most every 15 s (ISR), so a flood of visitors costs one render. Live availability loads client-side. */
 export const revalidate = 15;
@@ -42,29 +43,12 @@ export default async function EventPage({ params }: PageProps<"/events/[slug]">)
         <h2 id="levels-heading" className="text-xl font-semibold">
           Price levels <span className="text-sm font-normal text-white/60">({formatCount(remaining)} of {formatCount(total)} left)</span>
         </h2>
-        <table className="w-full max-w-2xl text-left text-sm" data-testid="price-levels">
-          <thead className="text-white/60">
-            <tr>
-              <th className="py-1">Level</th>
-              <th className="py-1">Price</th>
-              <th className="py-1 text-right">Remaining</th>
-            </tr>
-          </thead>
-          <tbody>
-            {levels.map((l) => (
-              <tr key={l.id} className="border-t border-white/10">
-                <td className="py-2">
-                  <span className="mr-2 inline-block h-3 w-3 rounded-sm align-middle" style={{ background: l.color }} />
-                  {l.name}
-                </td>
-                <td className="py-2">{formatMoney(l.priceMinor, l.currency)}</td>
-                <td className="py-2 text-right tabular-nums">
-                  {formatCount(l.remaining)} / {formatCount(l.total)}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <PriceLevelTable
+          testId="price-levels"
+          levelHeader="Level"
+          figureHeader="Remaining"
+          rows={levels.map((l) => ({ ...l, figure: `${formatCount(l.remaining)} / ${formatCount(l.total)}` }))}
+        />
       </section>
 
       <section aria-labelledby="map-heading" className="space-y-3">

@@ -1,9 +1,10 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { PriceLevelTable } from "@/components/price-level-table";
 import { requireOrganizerOfEvent } from "@/lib/auth/session";
 import { db } from "@/lib/db";
 import { getEventSetup, venueSections } from "@/lib/events/manage";
-import { formatCount, formatInZone, formatMoney } from "@/lib/format";
+import { formatCount, formatInZone } from "@/lib/format";
 import { publishEventAction, updateEventAction } from "../../actions";
 import { EventForm, PublishButton, SeatMapPreview } from "../../event-form";
 
@@ -87,27 +88,7 @@ export default async function EditShowPage({ params, searchParams }: PageProps<"
           </span>
         </h2>
         <SeatMapPreview eventId={e.id} version={e.updatedAt.getTime()} />
-        <table className="w-full max-w-2xl text-left text-sm" data-testid="setup-levels">
-          <thead className="text-white/60">
-            <tr>
-              <th className="py-1">Price level</th>
-              <th className="py-1">Price</th>
-              <th className="py-1 text-right">Seats</th>
-            </tr>
-          </thead>
-          <tbody>
-            {levels.map((l) => (
-              <tr key={l.id} className="border-t border-white/10">
-                <td className="py-2">
-                  <span className="mr-2 inline-block h-3 w-3 rounded-sm align-middle" style={{ background: l.color }} />
-                  {l.name}
-                </td>
-                <td className="py-2">{formatMoney(l.priceMinor, l.currency)}</td>
-                <td className="py-2 text-right tabular-nums">{formatCount(l.seats)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <PriceLevelTable testId="setup-levels" levelHeader="Price level" figureHeader="Seats" rows={levels.map((l) => ({ ...l, figure: formatCount(l.seats) }))} />
       </section>
 
       <section className="space-y-3" aria-labelledby="edit-heading">
