@@ -440,7 +440,7 @@ async function shop(i: number, token: string | null): Promise<void> {
     if (level < 0) continue;
     const ordinals = map ? mapPick(bytes, level, qty) : null;
     const body = ordinals ? { kind: "seats", ordinals } : { kind: "best", priceLevelId: levels[level]!.id, quantity: qty };
-    const r = await client.request<{ orderId: string; seats: unknown[]; holdExpiresAt: string; error?: string }>(`/api/events/${eventId}/holds`, {
+    const r = await client.request<{ orderId: string; seats: unknown[]; holdExpiresAt: string; error?: string; code?: string }>(`/api/events/${eventId}/holds`, {
       method: "POST",
       body,
       jar: jars[i],
@@ -457,7 +457,7 @@ async function shop(i: number, token: string | null): Promise<void> {
     if (r.status === 429) await pause(Number(r.headers["retry-after"] ?? 1) * 1000);
     else if (r.status === 409) {
       map = false; // someone was faster: let the server pick
-      if (/no \d+ seats together|not enough/i.test(r.body?.error ?? "")) qty = Math.max(1, qty - 1);
+      if (r.body?.code === "not_together" || r.body?.code === "not_enough") qty = Math.max(1, qty - 1);
       await pause(rand(300, 1_200));
     } else if (r.status === 401 || r.status === 403) return;
     else await pause(1_000);

@@ -25,6 +25,7 @@ import { createEvent, EmptyPriceLevelError, priceLevelInputSchema, seatMatches, 
 import { newId } from "@/lib/ids";
 import { inventoryReady, rebuildInventory } from "@/lib/inventory/rebuild";
 import { redis } from "@/lib/redis";
+import { forgetEvent } from "@/lib/events/cache";
 import { queueKeys, setQueueControls } from "@/lib/waiting-room/queue";
 
 /** Most price levels one show may have. */
@@ -914,6 +915,7 @@ export async function updateEvent(db: Db, eventId: string, organizerId: string, 
     return { eventId, slug: ev.slug, status: ev.status, levelsReplaced, seatsByLevel };
   });
 
+  forgetEvent(eventId);
   if (result.status === "published") await syncRedisAfterEdit(db, before, v, result.levelsReplaced);
   return result;
 }
@@ -955,6 +957,7 @@ export async function publishEvent(db: Db, eventId: string, organizerId: string)
     .set({ status: "published", updatedAt: new Date() })
     .where(and(eq(events.id, eventId), eq(events.organizerId, organizerId), eq(events.status, "draft")))
     .returning({ id: events.id });
+  forgetEvent(eventId);
   if (updated.length === 1) return true;
   const event = await db.query.events.findFirst({ where: eq(events.id, eventId), columns: { organizerId: true, status: true } });
   if (!event) throw new EventNotFoundError();

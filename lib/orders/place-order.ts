@@ -19,6 +19,7 @@ import { FanLimitError, InventoryError, InventoryNotReadyError, NotOnSaleError, 
 import { holdInRedis, releaseInRedis, type HoldRequest } from "@/lib/inventory/hold";
 import { ensureInventory } from "@/lib/inventory/rebuild";
 import { enqueue } from "@/lib/outbox";
+import { cachedEvent } from "@/lib/events/cache";
 
 /** Most seats one request may ask for, whatever the show's per-fan limit. */
 export const MAX_SEATS_PER_REQUEST = 10;
@@ -75,13 +76,15 @@ export async function placeOrder(
 ): Promise<PlacedOrder> {
   const request = holdRequestSchema.parse(input.request) as HoldRequest;
   const now = input.now ?? new Date();
-  const event = await db.query.events.findFirst({ where: eq(events.id, input.eventId) });
+  // The event and its levels from this instance's 1-s copy: under an on-sale most hold
+  // attempts are refused by Redis, and each would otherwise read these rows (lib/events/cache).
+  const cached = await cachedEvent(db, input.eventId);
+  const event = cached?.event;
   if (!event || event.status !== "published") throw new NotOnSaleError("There is no such show on sale.", 404);
   if (event.onSaleAt > now) throw new NotOnSaleError("This show is not on sale yet.");
   await input.admission?.(event.id, input.fanId);
-  if (request.kind === "best") {
-    const level = await db.query.priceLevels.findFirst({ where: and(eq(priceLevels.id, request.priceLevelId), eq(priceLevels.eventId, event.id)) });
-    if (!level) throw new InventoryError("That price level does not belong to this show.", 400, "unknown_price_level");
+  if (request.kind === "best" && !cached.priceLevelIds.has(request.priceLevelId)) {
+    throw new InventoryError("That price level does not belong to this show.", 400, "unknown_price_level");
   }
 
   const holdId = newId("hld");

@@ -24,28 +24,32 @@ export interface FanOrderView {
 
 /** The order if it belongs to `fanId`, else null. */
 export async function getFanOrder(db: Db, orderId: string, fanId: string): Promise<FanOrderView | null> {
-  const [row] = await db
-    .select({ order: orders, event: events, venue: venues.name })
-    .from(orders)
-    .innerJoin(events, eq(orders.eventId, events.id))
-    .innerJoin(venues, eq(events.venueId, venues.id))
-    .where(and(eq(orders.id, orderId), eq(orders.fanId, fanId)));
+  // One round trip: the four reads go out together (on the pool's connections); the rows
+  // of another fan's order are read but never returned.
+  const [[row], items, attempts, ticketRows] = await Promise.all([
+    db
+      .select({ order: orders, event: events, venue: venues.name })
+      .from(orders)
+      .innerJoin(events, eq(orders.eventId, events.id))
+      .innerJoin(venues, eq(events.venueId, venues.id))
+      .where(and(eq(orders.id, orderId), eq(orders.fanId, fanId))),
+    db
+      .select({ label: seats.label, priceLevel: priceLevels.name, priceMinor: lineItems.priceMinor, status: lineItems.status })
+      .from(lineItems)
+      .innerJoin(seats, eq(lineItems.seatId, seats.id))
+      .innerJoin(priceLevels, eq(lineItems.priceLevelId, priceLevels.id))
+      .where(eq(lineItems.orderId, orderId))
+      .orderBy(asc(seats.ordinal)),
+    db.select({ status: payments.status, provider: payments.provider }).from(payments).where(eq(payments.orderId, orderId)).orderBy(desc(payments.createdAt)),
+    db
+      .select({ id: tickets.id, code: tickets.code, status: tickets.status, seatLabel: seats.label })
+      .from(tickets)
+      .innerJoin(seats, eq(tickets.seatId, seats.id))
+      .where(and(eq(tickets.orderId, orderId), inArray(tickets.status, ["valid", "used"])))
+      .orderBy(asc(seats.ordinal)),
+  ]);
   if (!row) return null;
-  const items = await db
-    .select({ label: seats.label, priceLevel: priceLevels.name, priceMinor: lineItems.priceMinor, status: lineItems.status })
-    .from(lineItems)
-    .innerJoin(seats, eq(lineItems.seatId, seats.id))
-    .innerJoin(priceLevels, eq(lineItems.priceLevelId, priceLevels.id))
-    .where(eq(lineItems.orderId, orderId))
-    .orderBy(asc(seats.ordinal));
-  const payment = await db.query.payments.findFirst({ where: eq(payments.orderId, orderId), orderBy: desc(payments.createdAt) });
-  const refundedPayment = await db.query.payments.findFirst({ where: and(eq(payments.orderId, orderId), eq(payments.status, "refunded")) });
-  const ticketRows = await db
-    .select({ id: tickets.id, code: tickets.code, status: tickets.status, seatLabel: seats.label })
-    .from(tickets)
-    .innerJoin(seats, eq(tickets.seatId, seats.id))
-    .where(and(eq(tickets.orderId, orderId), inArray(tickets.status, ["valid", "used"])))
-    .orderBy(asc(seats.ordinal));
+  const payment = attempts[0];
   const { order, event } = row;
   return {
     id: order.id,
@@ -57,7 +61,7 @@ export async function getFanOrder(db: Db, orderId: string, fanId: string): Promi
     seats: items,
     payment: payment ? { status: payment.status, provider: payment.provider } : null,
     tickets: ticketRows,
-    refunded: Boolean(refundedPayment),
+    refunded: attempts.some((p) => p.status === "refunded"),
   };
 }
 

@@ -2,9 +2,10 @@
  * Sending a fan to pay: create (or reuse) the order's checkout session at the PSP.
  * Only the fan who owns a `pending_payment` order whose hold has not expired may pay.
  */
-import { asc, eq } from "drizzle-orm";
-import { events, lineItems, orders, payments } from "@/db/schema";
+import { asc, eq, sql } from "drizzle-orm";
+import { orders, payments } from "@/db/schema";
 import type { Db } from "@/lib/db";
+import { cachedEvent } from "@/lib/events/cache";
 import { env } from "@/lib/env";
 import { newId } from "@/lib/ids";
 import type { PaymentProvider } from "@/lib/payments/provider";
@@ -28,22 +29,30 @@ export class CheckoutRefusedError extends Error {
  */
 export async function startCheckout(db: Db, provider: PaymentProvider, input: { orderId: string; fanId: string; now?: Date }): Promise<{ url: string }> {
   const now = input.now ?? new Date();
-  const order = await db.query.orders.findFirst({ where: eq(orders.id, input.orderId) });
+  // One round trip: the order (with its seat count) and its payment attempts. Another fan's
+  // order is refused before anything read here is used.
+  const [[row], existing] = await Promise.all([
+    db
+      .select({ order: orders, seatsCount: sql<number>`(select count(*)::int from line_items li where li.order_id = "orders"."id")` })
+      .from(orders)
+      .where(eq(orders.id, input.orderId)),
+    // Attempts and the open session from one statement, so they are consistent with each other.
+    db
+      .select({ status: payments.status, provider: payments.provider, checkoutSessionId: payments.checkoutSessionId })
+      .from(payments)
+      .where(eq(payments.orderId, input.orderId))
+      .orderBy(asc(payments.createdAt), asc(payments.id)),
+  ]);
+  const order = row?.order;
   if (!order || order.fanId !== input.fanId) throw new CheckoutRefusedError("No such order.", 404);
   if (order.status !== "pending_payment") throw new CheckoutRefusedError(`This order is ${order.status.replace("_", " ")} and cannot be paid.`, 409);
   if (order.holdExpiresAt <= now) throw new CheckoutRefusedError("Your hold has expired, so these seats are back on sale. Pick seats again.", 409);
-
-  const event = (await db.query.events.findFirst({ where: eq(events.id, order.eventId) }))!;
-  const seatsCount = await db.$count(lineItems, eq(lineItems.orderId, order.id));
+  // The event's name for the PSP's page, from this instance's 1-s copy (lib/events/cache).
+  const event = (await cachedEvent(db, order.eventId))!.event;
+  const seatsCount = row.seatsCount;
   // One checkout at a time per order, without holding a database connection (or a row lock)
   // while the PSP answers: the idempotency key names the order's attempt, so concurrent
-  // clicks ask the PSP for the same session. Attempts and the open session come from one
-  // statement, so they are consistent with each other.
-  const existing = await db
-    .select({ status: payments.status, provider: payments.provider, checkoutSessionId: payments.checkoutSessionId })
-    .from(payments)
-    .where(eq(payments.orderId, order.id))
-    .orderBy(asc(payments.createdAt), asc(payments.id));
+  // clicks ask the PSP for the same session.
   const open = existing.findLast((p) => p.provider === provider.name && (p.status === "created" || p.status === "pending"));
   const session = await provider.createCheckoutSession({
     orderId: order.id,

@@ -120,7 +120,9 @@ export class SimClient {
               // not JSON (an HTML error page): keep the text
             }
             const status = res.statusCode ?? 0;
-            if (status >= 400) this.countError(`${opts.endpoint} ${status}`);
+            // Errors by kind: the status, and the server's stable reason code when it gives one (e.g. "hold 409 seat_taken").
+            const code = status >= 400 && body !== null && typeof body === "object" && typeof (body as { code?: unknown }).code === "string" ? ` ${(body as { code: string }).code}` : "";
+            if (status >= 400) this.countError(`${opts.endpoint} ${status}${code}`);
             resolve({ status, body: body as T, headers: res.headers, ms });
           });
           res.on("error", (e: NodeJS.ErrnoException) => {

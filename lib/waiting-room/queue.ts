@@ -11,6 +11,7 @@ import type { Db } from "@/lib/db";
 import { eventKey, luaScript, redis } from "@/lib/redis";
 import { DRAW_RANGE } from "@/lib/waiting-room/draw";
 import { FAN_STATUS, JOIN, SET_SLOT, STATUS } from "@/lib/waiting-room/lua";
+import { forgetEvent } from "@/lib/events/cache";
 
 /** Default admission window: minutes an admitted fan has to start a hold. */
 export const DEFAULT_ADMISSION_MINUTES = 10;
@@ -192,6 +193,7 @@ export async function setQueueControls(db: Db, eventId: string, controls: QueueC
         ...(controls.activeCap !== undefined ? { activeCap: controls.activeCap } : {}),
       })
       .where(eq(events.id, eventId));
+    forgetEvent(eventId);
   }
   if (Object.keys(patch).length > 0) await redis().hset(queueKeys(eventId)[0]!, patch);
   return publicQueueStatus(db, eventId, now);
