@@ -190,7 +190,13 @@ return {'OK'}
  * KEYS: meta free owner fan holds. ARGV[1]: JSON
  *   { hex, capacity, owner: [[ordinal, tag]], holds: [{id, fan, seats, expires, status}],
  *     fans: [[fanId, n]], rows: [[levelId, [entry…]]], stale: [key…] }
- * ARGV[2]: hold key prefix, ARGV[3]: rows key prefix, ARGV[4]: built-at ms.
+ * ARGV[2]: hold key prefix, ARGV[3]: rows key prefix, ARGV[4]: built-at ms,
+ * ARGV[5] (optional): holds in flight — held in Redis, expiring at or after this ms, and
+ * unknown to the snapshot — are kept when every one of their seats is free in the
+ * snapshot: the hold path claims in Redis first and writes Postgres a moment later, so
+ * the snapshot cannot know them yet. Dropping them would leave seats that Redis calls
+ * free while Postgres is about to call them held (every later claim of them fails).
+ * → {'OK', kept}
  * The bitmap arrives as hex and is turned into bytes here, inside Redis, because
  * neither transport carries binary values safely.
  */
@@ -198,6 +204,17 @@ export const REBUILD = `
 local meta, free, owner, fan, holds = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local d = cjson.decode(ARGV[1])
 local holdPrefix, rowsPrefix = ARGV[2], ARGV[3]
+local inFlight = {}
+if ARGV[5] then
+  local known = {}
+  for _, h in ipairs(d.holds) do known[h.id] = true end
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', holds, ARGV[5], '+inf')) do
+    if not known[id] then
+      local h = redis.call('HMGET', holdPrefix .. id, 'fan', 'seats', 'expires', 'status')
+      if h[1] and h[4] == 'held' then inFlight[#inFlight + 1] = {id, h[1], h[2], h[3]} end
+    end
+  end
+end
 for _, k in ipairs(d.stale) do redis.call('DEL', k) end
 redis.call('DEL', meta, free, owner, fan, holds)
 local hex = d.hex
@@ -215,8 +232,26 @@ for _, r in ipairs(d.rows) do
   redis.call('DEL', key)
   if #r[2] > 0 then redis.call('RPUSH', key, unpack(r[2])) end
 end
+local kept = 0
+for _, h in ipairs(inFlight) do
+  local list, free_ = {}, true
+  for o in string.gmatch(h[3], '%d+') do
+    list[#list + 1] = o
+    if redis.call('GETBIT', free, tonumber(o)) == 0 then free_ = false end
+  end
+  if free_ and #list > 0 then
+    for _, o in ipairs(list) do
+      redis.call('SETBIT', free, tonumber(o), 0)
+      redis.call('HSET', owner, o, 'h:' .. h[1])
+    end
+    redis.call('HSET', holdPrefix .. h[1], 'fan', h[2], 'seats', h[3], 'expires', h[4], 'status', 'held')
+    redis.call('ZADD', holds, h[4], h[1])
+    redis.call('HINCRBY', fan, h[2], #list)
+    kept = kept + 1
+  end
+end
 redis.call('HSET', meta, 'ready', '1', 'capacity', d.capacity, 'builtAt', ARGV[4])
-return {'OK'}
+return {'OK', tostring(kept)}
 `;
 
 /**

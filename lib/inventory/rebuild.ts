@@ -26,6 +26,8 @@ export interface RebuildResult {
   held: number;
   sold: number;
   holds: number;
+  /** Holds in flight (in Redis, not yet in Postgres) that the rebuild kept. */
+  inFlightKept: number;
 }
 
 /** Raised for an unknown event. */
@@ -47,10 +49,25 @@ export function contiguousRuns(sorted: number[]): [number, number][] {
   return runs;
 }
 
-/** Reads Postgres and replaces the event's Redis inventory atomically. @throws {UnknownEventError} */
-export async function rebuildInventory(db: Db, eventId: string): Promise<RebuildResult> {
+/**
+ * How long a hold may exist in Redis before its order is in Postgres, in ms. The hold path
+ * claims seats in Redis, then writes the order; under an on-sale's load that write can
+ * wait seconds for a pooled connection. Younger holds that Postgres does not know yet are
+ * in flight, not drift: a rebuild keeps them and the drift check ignores them.
+ */
+export const IN_FLIGHT_HOLD_MS = 30_000;
+
+/**
+ * Reads Postgres and replaces the event's Redis inventory atomically. Holds claimed in
+ * Redis within the last `opts.keepInFlightMs` (default {@link IN_FLIGHT_HOLD_MS}; 0 keeps
+ * none) that Postgres does not know yet are kept when their seats are free in Postgres —
+ * so a rebuild during a sale does not free seats whose orders are being written.
+ * @returns counts of what was written (`inFlightKept`: holds kept that way).
+ * @throws {UnknownEventError}
+ */
+export async function rebuildInventory(db: Db, eventId: string, opts: { keepInFlightMs?: number; now?: number } = {}): Promise<RebuildResult> {
   const [ev] = await db
-    .select({ capacity: venues.capacity, stage: venues.stage })
+    .select({ capacity: venues.capacity, stage: venues.stage, holdMinutes: events.holdMinutes })
     .from(events)
     .innerJoin(venues, eq(events.venueId, venues.id))
     .where(eq(events.id, eventId));
@@ -132,12 +149,16 @@ export async function rebuildInventory(db: Db, eventId: string): Promise<Rebuild
     rows: rowLists,
     stale,
   };
-  await rebuildScript().exec(
+  // A hold made `keepInFlightMs` ago expires at now + hold time − keepInFlightMs: younger ones expire later.
+  const now = opts.now ?? Date.now();
+  const keepInFlightMs = opts.keepInFlightMs ?? IN_FLIGHT_HOLD_MS;
+  const keepFrom = keepInFlightMs > 0 ? [String(now + ev.holdMinutes * 60_000 - keepInFlightMs)] : [];
+  const [, kept] = await rebuildScript().exec(
     [k.meta, k.free, k.owner, k.fan, k.holds],
-    [JSON.stringify(payload), holdKey(eventId, ""), rowsKey(eventId, ""), String(Date.now())],
+    [JSON.stringify(payload), holdKey(eventId, ""), rowsKey(eventId, ""), String(now), ...keepFrom],
   );
   const sold = live.filter((l) => l.status === "sold").length;
-  return { eventId, capacity: ev.capacity, free, held: live.length - sold, sold, holds: [...holds.values()].filter((h) => h.status === "held").length };
+  return { eventId, capacity: ev.capacity, free, held: live.length - sold, sold, holds: [...holds.values()].filter((h) => h.status === "held").length, inFlightKept: Number(kept ?? 0) };
 }
 
 /** Keys matching a glob pattern (hash-tag braces are escaped for MATCH). */

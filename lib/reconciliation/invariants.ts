@@ -6,9 +6,11 @@
  * captured and not yet ticketed); `graceMs` excludes things younger than that, so the
  * checker is meant to run after the sweeps have had a chance to converge.
  */
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
+import { events } from "@/db/schema";
 import type { Db } from "@/lib/db";
-import { inventoryKeys } from "@/lib/inventory/keys";
+import { holdKey, inventoryKeys } from "@/lib/inventory/keys";
+import { IN_FLIGHT_HOLD_MS } from "@/lib/inventory/rebuild";
 import { redis } from "@/lib/redis";
 
 /** Violation counts per invariant. */
@@ -126,14 +128,27 @@ export async function redisMismatches(db: Db, eventId?: string): Promise<number>
 
 /**
  * Contradictions still there `recheckMs` later: the ones a repair may act on. Holds and
- * releases in flight (a few milliseconds to seconds under load) resolve in between.
+ * releases in flight (a few milliseconds to seconds under load) resolve in between; a
+ * Redis hold younger than {@link IN_FLIGHT_HOLD_MS} that Postgres does not know yet is in
+ * flight however long the recheck (its order may be waiting for a connection), so it is
+ * not counted.
  */
 export async function persistentRedisMismatches(db: Db, eventId: string, recheckMs = 3_000): Promise<number> {
   const first = await redisMismatchSet(db, eventId);
   if (first.size === 0) return 0;
   await new Promise((r) => setTimeout(r, recheckMs));
   const second = await redisMismatchSet(db, eventId);
-  return [...first].filter((m) => second.has(m)).length;
+  const lasting = [...first].filter((m) => second.has(m));
+  const [ev] = await db.select({ holdMinutes: events.holdMinutes }).from(events).where(eq(events.id, eventId));
+  // A hold made IN_FLIGHT_HOLD_MS ago expires at now + hold time − IN_FLIGHT_HOLD_MS; younger ones later.
+  const youngFrom = Date.now() + (ev?.holdMinutes ?? 0) * 60_000 - IN_FLIGHT_HOLD_MS;
+  let count = 0;
+  for (const m of lasting) {
+    const holdId = /^owner:\d+:h:(.+)$/.exec(m)?.[1];
+    const expires = holdId ? Number(await redis().hget(holdKey(eventId, holdId), "expires")) : NaN;
+    if (!(expires >= youngFrom)) count++;
+  }
+  return count;
 }
 
 /** Total violations in a report. */

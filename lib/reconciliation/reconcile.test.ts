@@ -5,8 +5,8 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { closeDb, db } from "@/lib/db";
-import { holdInRedis, releaseInRedis } from "@/lib/inventory/hold";
-import { inventoryKeys } from "@/lib/inventory/keys";
+import { holdInRedis, readHold, releaseInRedis } from "@/lib/inventory/hold";
+import { holdKey, inventoryKeys } from "@/lib/inventory/keys";
 import { rebuildInventory } from "@/lib/inventory/rebuild";
 import { placeOrder } from "@/lib/orders/place-order";
 import { redisMismatches } from "@/lib/reconciliation/invariants";
@@ -45,6 +45,39 @@ describe("Redis drift", () => {
     setTimeout(() => void releaseInRedis(eventId, "hld_inflight"), 100); // …then undone (Postgres refused it)
     const r = await reconcile(db(), { eventId, redisRecheckMs: 400 });
     expect(r.redisRebuilt).toEqual([]);
+    expect(await redisMismatches(db(), eventId)).toBe(0);
+  });
+
+  it("a hold whose order is slow to reach Postgres is not drift, and a rebuild keeps it unless Postgres gave its seats away", async () => {
+    const eventId = await showWithAHold(); // seat 5 held in both; the show holds for 15 minutes
+    const hold = (holdId: string, ordinal: number, ageMs: number) =>
+      holdInRedis({ eventId, holdId, fanId: `usr_${holdId}`, expiresAt: new Date(Date.now() + 15 * 60_000 - ageMs), perFanLimit: 4, request: { kind: "seats", ordinals: [ordinal] } });
+    await hold("hld_young", 9, 2_000); // claimed 2 s ago, its order still waiting for a connection
+    await hold("hld_leaked", 12, 10 * 60_000); // claimed 10 minutes ago and never written: a leak
+    expect(await redisMismatches(db(), eventId)).toBe(2);
+    // Only the leak lasts as drift: the rebuild drops it and keeps the young hold and seat 5's.
+    const r = await reconcile(db(), { eventId, redisRecheckMs: 200 });
+    expect(r.redisRebuilt).toEqual([{ eventId, mismatches: 1 }]);
+    expect(await readHold(eventId, "hld_leaked")).toBeNull();
+    expect(await redis().getbit(inventoryKeys(eventId).free, 12)).toBe(1);
+    expect(await readHold(eventId, "hld_young")).toMatchObject({ fan: "usr_hld_young", seats: [9], status: "held" });
+    expect(await redis().getbit(inventoryKeys(eventId).free, 9)).toBe(0);
+    expect(await redis().hget(inventoryKeys(eventId).fan, "usr_hld_young")).toBe(1);
+    expect(await redis().getbit(inventoryKeys(eventId).free, 5)).toBe(0);
+
+    // A young hold on a seat Postgres has sold or held for someone else is not kept: Postgres wins.
+    const k = inventoryKeys(eventId);
+    await redis().hset(k.owner, { "5": "h:hld_rival" });
+    await redis().hset(holdKey(eventId, "hld_rival"), { fan: "usr_rival", seats: "5", expires: Date.now() + 15 * 60_000 - 1_000, status: "held" });
+    await redis().zadd(k.holds, { score: Date.now() + 15 * 60_000 - 1_000, member: "hld_rival" });
+    const rebuilt = await rebuildInventory(db(), eventId);
+    expect(rebuilt.inFlightKept).toBe(1); // hld_young again, not hld_rival
+    expect(await readHold(eventId, "hld_rival")).toBeNull();
+    expect(await redis().hget(k.owner, "5")).toMatch(/^h:hld_/);
+    expect(await redis().hget(k.owner, "5")).not.toBe("h:hld_rival");
+    // With keepInFlightMs 0 a rebuild is Postgres's picture alone.
+    expect((await rebuildInventory(db(), eventId, { keepInFlightMs: 0 })).inFlightKept).toBe(0);
+    expect(await readHold(eventId, "hld_young")).toBeNull();
     expect(await redisMismatches(db(), eventId)).toBe(0);
   });
 });
