@@ -300,6 +300,9 @@ let soldOutAt: number | null = null;
 type QueueStatus = Pick<FanQueueStatus, "state" | "position" | "servingCounter" | "draw" | "admittedUntil"> & { admissionToken?: string | null };
 type Availability = { available: number; bits: string };
 
+/** Share of paying fans who come back from the PSP's page (the rest close the tab after paying). */
+const RETURN_SHARE = 0.8;
+
 function pickFate(): string {
   const f = cfg.faults;
   let x = Math.random();
@@ -413,12 +416,17 @@ async function pay(i: number, order: { orderId: string; holdExpiresAt: string })
     if (!id) return;
   }
   await act(id, "approve");
-  for (let k = 0; k < 4; k++) {
-    await sleep(2_000);
-    const r = await client.request<{ status: string }>(`/api/orders/${order.orderId}`, { jar: jars[i], instance: i, endpoint: "order status", lane: "shop", headers });
-    if (r.body?.status === "ticketed") {
-      counters.ticketedSeen++;
-      return;
+  // The PSP sends the fan back to the order page, which asks the PSP first (`?checkout=`,
+  // racing a late or lost webhook), then follows the order. Some fans close the tab
+  // instead: their orders are settled by the webhook or the sweeps alone.
+  if (Math.random() < RETURN_SHARE) {
+    for (let k = 0; k < 4; k++) {
+      const r = await client.request<{ status: string }>(`/api/orders/${order.orderId}${k === 0 ? `?checkout=${id}` : ""}`, { jar: jars[i], instance: i, endpoint: k === 0 ? "order return" : "order status", lane: "shop", headers });
+      if (r.body?.status === "ticketed") {
+        counters.ticketedSeen++;
+        return;
+      }
+      await sleep(2_000);
     }
   }
 }

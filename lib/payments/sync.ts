@@ -28,3 +28,18 @@ export async function syncOrderPayment(db: Db, orderId: string, cause: Transitio
   }
   return "open";
 }
+
+/**
+ * The fan is back from the PSP's payment page (order page or API with `?checkout=`): ask
+ * the PSP now, unless the order is already settled (ticketed or refunded). Failures are
+ * logged, not thrown: the webhook or a sweep settles the order anyway.
+ * @param order the fan's order as {@link getFanOrder} read it (its id and status).
+ * @returns true when the PSP was asked (the caller re-reads the order).
+ */
+export async function syncOnReturn(db: Db, order: { id: string; status: string }, fanId: string): Promise<boolean> {
+  if (order.status === "ticketed" || order.status === "refunded") return false;
+  await syncOrderPayment(db, order.id, { actor: `return:${fanId}`, reason: "fan returned from the payment page" }).catch((error: unknown) => {
+    console.warn("active PSP query on return failed; the webhook or a sweep will settle the order", error);
+  });
+  return true;
+}

@@ -15,7 +15,8 @@ import { placeOrder } from "@/lib/orders/place-order";
 import { startCheckout } from "@/lib/payments/checkout";
 import { WebhookSignatureError } from "@/lib/payments/provider";
 import * as psp from "@/lib/payments/sandbox/psp";
-import { syncOrderPayment } from "@/lib/payments/sync";
+import { syncOnReturn, syncOrderPayment } from "@/lib/payments/sync";
+import { getFanOrder } from "@/lib/orders/queries";
 import { handleWebhook } from "@/lib/payments/webhooks";
 import { closeRedis } from "@/lib/redis";
 import { deliverAll, sandbox } from "@/lib/testing/psp";
@@ -96,6 +97,20 @@ describe("webhooks", () => {
     expect(log.filter((l) => l.to === "ticketed")).toHaveLength(1);
     expect(log.filter((l) => l.entity === "payment")).toHaveLength(1);
     expect(await db().select().from(tickets).where(eq(tickets.orderId, order.orderId))).toHaveLength(2);
+  });
+
+  it("a dropped webhook: the fan's return from the PSP settles the order at once; a settled order is not asked again", async () => {
+    const { fan, order, checkoutId } = await orderWithCheckout([24, 25]);
+    await psp.setCheckoutFaults(checkoutId, { drop: true });
+    await psp.approve(checkoutId);
+    expect((await deliverAll(checkoutId)).delivered).toBe(0); // the webhook never comes
+    const before = (await getFanOrder(db(), order.orderId, fan))!;
+    expect(before.status).toBe("pending_payment");
+    expect(await syncOnReturn(db(), before, fan)).toBe(true);
+    const after = (await getFanOrder(db(), order.orderId, fan))!;
+    expect(after.status).toBe("ticketed");
+    expect(after.tickets).toHaveLength(2);
+    expect(await syncOnReturn(db(), after, fan)).toBe(false);
   });
 
   it("a capture whose amount differs from the order → not paid, discrepancy recorded", async () => {

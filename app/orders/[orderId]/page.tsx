@@ -4,7 +4,7 @@ import { OrderView } from "@/components/order-view";
 import { requireUser } from "@/lib/auth/session";
 import { db } from "@/lib/db";
 import { getFanOrder } from "@/lib/orders/queries";
-import { syncOrderPayment } from "@/lib/payments/sync";
+import { syncOnReturn } from "@/lib/payments/sync";
 
 export const metadata = { title: "Your order" };
 
@@ -20,11 +20,6 @@ export default async function OrderPage({ params, searchParams }: PageProps<"/or
   const first = await getFanOrder(db(), orderId, user.id);
   if (!first) notFound();
   // Back from the PSP: ask it now, whatever the order's state (a payment after expiry is resolved here too).
-  if ((await searchParams).checkout && first.status !== "ticketed" && first.status !== "refunded") {
-    await syncOrderPayment(db(), orderId, { actor: `return:${user.id}`, reason: "fan returned from the payment page" }).catch((error: unknown) => {
-      console.warn("active PSP query on return failed; the webhook or a sweep will settle the order", error);
-    });
-  }
-  const order = (await getFanOrder(db(), orderId, user.id))!;
+  const order = (await searchParams).checkout && (await syncOnReturn(db(), first, user.id)) ? (await getFanOrder(db(), orderId, user.id))! : first;
   return <OrderView initial={order} />;
 }
