@@ -418,8 +418,9 @@ async function pay(i: number, order: { orderId: string; holdExpiresAt: string })
   await act(id, "approve");
   // The PSP sends the fan back to the order page, which asks the PSP first (`?checkout=`,
   // racing a late or lost webhook), then follows the order. Some fans close the tab
-  // instead: their orders are settled by the webhook or the sweeps alone.
-  if (Math.random() < RETURN_SHARE) {
+  // instead, and so do all whose webhook comes after the hold's expiry (that fault is
+  // about the sweeps): their orders are settled by the webhook or the sweeps alone.
+  if (fate !== "lateWebhook" && Math.random() < RETURN_SHARE) {
     for (let k = 0; k < 4; k++) {
       const r = await client.request<{ status: string }>(`/api/orders/${order.orderId}${k === 0 ? `?checkout=${id}` : ""}`, { jar: jars[i], instance: i, endpoint: k === 0 ? "order return" : "order status", lane: "shop", headers });
       if (r.body?.status === "ticketed") {

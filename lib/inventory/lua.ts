@@ -30,7 +30,9 @@ for _, o in ipairs(picked) do
   redis.call('SETBIT', free, o, 0)
   redis.call('HSET', owner, o, tag)
 end
-redis.call('HSET', holdKey, 'fan', fanId, 'seats', table.concat(picked, ','), 'expires', expires, 'status', 'held')
+-- 'at': when Redis made the hold (ms, Redis's clock), so a rebuild can tell a hold whose order is still being written.
+local now = redis.call('TIME')
+redis.call('HSET', holdKey, 'fan', fanId, 'seats', table.concat(picked, ','), 'expires', expires, 'status', 'held', 'at', now[1] * 1000 + math.floor(now[2] / 1000))
 redis.call('ZADD', holds, expires, holdId)
 redis.call('HINCRBY', fan, fanId, #picked)
 local reply = {'OK'}
@@ -189,13 +191,15 @@ return {'OK'}
  * Replace an event's whole inventory in one atomic step (rebuild from Postgres).
  * KEYS: meta free owner fan holds. ARGV[1]: JSON
  *   { hex, capacity, owner: [[ordinal, tag]], holds: [{id, fan, seats, expires, status}],
- *     fans: [[fanId, n]], rows: [[levelId, [entry…]]], stale: [key…] }
+ *     fans: [[fanId, n]], rows: [[levelId, [entry…]]], stale: [key…], known: [holdId…] }
  * ARGV[2]: hold key prefix, ARGV[3]: rows key prefix, ARGV[4]: built-at ms,
- * ARGV[5] (optional): holds in flight — held in Redis, expiring at or after this ms, and
- * unknown to the snapshot — are kept when every one of their seats is free in the
- * snapshot: the hold path claims in Redis first and writes Postgres a moment later, so
- * the snapshot cannot know them yet. Dropping them would leave seats that Redis calls
- * free while Postgres is about to call them held (every later claim of them fails).
+ * ARGV[5] (optional): holds in flight — held in Redis, made (field 'at', Redis's clock)
+ * within the last ARGV[5] ms, and unknown to the snapshot (neither live nor in
+ * `known`, the hold ids of the event's recent orders) — are kept when every one of
+ * their seats is free in the snapshot: the hold path claims in Redis first and writes
+ * Postgres a moment later, so the snapshot cannot know them yet. Dropping them would
+ * leave seats that Redis calls free while Postgres is about to call them held (every
+ * later claim of them fails on I1).
  * → {'OK', kept}
  * The bitmap arrives as hex and is turned into bytes here, inside Redis, because
  * neither transport carries binary values safely.
@@ -208,10 +212,13 @@ local inFlight = {}
 if ARGV[5] then
   local known = {}
   for _, h in ipairs(d.holds) do known[h.id] = true end
-  for _, id in ipairs(redis.call('ZRANGEBYSCORE', holds, ARGV[5], '+inf')) do
+  for _, id in ipairs(d.known or {}) do known[id] = true end
+  local now = redis.call('TIME')
+  local since = now[1] * 1000 + math.floor(now[2] / 1000) - tonumber(ARGV[5])
+  for _, id in ipairs(redis.call('ZRANGE', holds, 0, -1)) do
     if not known[id] then
-      local h = redis.call('HMGET', holdPrefix .. id, 'fan', 'seats', 'expires', 'status')
-      if h[1] and h[4] == 'held' then inFlight[#inFlight + 1] = {id, h[1], h[2], h[3]} end
+      local h = redis.call('HMGET', holdPrefix .. id, 'fan', 'seats', 'expires', 'status', 'at')
+      if h[1] and h[4] == 'held' and h[5] and tonumber(h[5]) >= since then inFlight[#inFlight + 1] = {id, h[1], h[2], h[3], h[5]} end
     end
   end
 end
@@ -244,7 +251,7 @@ for _, h in ipairs(inFlight) do
       redis.call('SETBIT', free, tonumber(o), 0)
       redis.call('HSET', owner, o, 'h:' .. h[1])
     end
-    redis.call('HSET', holdPrefix .. h[1], 'fan', h[2], 'seats', h[3], 'expires', h[4], 'status', 'held')
+    redis.call('HSET', holdPrefix .. h[1], 'fan', h[2], 'seats', h[3], 'expires', h[4], 'status', 'held', 'at', h[5])
     redis.call('ZADD', holds, h[4], h[1])
     redis.call('HINCRBY', fan, h[2], #list)
     kept = kept + 1

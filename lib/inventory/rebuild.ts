@@ -60,14 +60,15 @@ export const IN_FLIGHT_HOLD_MS = 30_000;
 /**
  * Reads Postgres and replaces the event's Redis inventory atomically. Holds claimed in
  * Redis within the last `opts.keepInFlightMs` (default {@link IN_FLIGHT_HOLD_MS}; 0 keeps
- * none) that Postgres does not know yet are kept when their seats are free in Postgres —
- * so a rebuild during a sale does not free seats whose orders are being written.
+ * none) that Postgres does not know yet (no order names them) are kept when their seats
+ * are free in Postgres — so a rebuild during a sale does not free seats whose orders are
+ * being written.
  * @returns counts of what was written (`inFlightKept`: holds kept that way).
  * @throws {UnknownEventError}
  */
-export async function rebuildInventory(db: Db, eventId: string, opts: { keepInFlightMs?: number; now?: number } = {}): Promise<RebuildResult> {
+export async function rebuildInventory(db: Db, eventId: string, opts: { keepInFlightMs?: number } = {}): Promise<RebuildResult> {
   const [ev] = await db
-    .select({ capacity: venues.capacity, stage: venues.stage, holdMinutes: events.holdMinutes })
+    .select({ capacity: venues.capacity, stage: venues.stage })
     .from(events)
     .innerJoin(venues, eq(events.venueId, venues.id))
     .where(eq(events.id, eventId));
@@ -149,13 +150,22 @@ export async function rebuildInventory(db: Db, eventId: string, opts: { keepInFl
     rows: rowLists,
     stale,
   };
-  // A hold made `keepInFlightMs` ago expires at now + hold time − keepInFlightMs: younger ones expire later.
-  const now = opts.now ?? Date.now();
+  // Holds in flight: made in Redis within keepInFlightMs (Redis's clock, inside the script) and
+  // unknown to Postgres — not live, and no recent order of the event names them (a hold whose
+  // order was just cancelled or refused is not in flight, whatever its age).
   const keepInFlightMs = opts.keepInFlightMs ?? IN_FLIGHT_HOLD_MS;
-  const keepFrom = keepInFlightMs > 0 ? [String(now + ev.holdMinutes * 60_000 - keepInFlightMs)] : [];
+  const known =
+    keepInFlightMs > 0
+      ? (
+          await db
+            .select({ holdId: orders.holdId })
+            .from(orders)
+            .where(and(eq(orders.eventId, eventId), sql`${orders.createdAt} >= now() - make_interval(secs => ${(keepInFlightMs + 60_000) / 1000})`))
+        ).map((o) => o.holdId)
+      : [];
   const [, kept] = await rebuildScript().exec(
     [k.meta, k.free, k.owner, k.fan, k.holds],
-    [JSON.stringify(payload), holdKey(eventId, ""), rowsKey(eventId, ""), String(now), ...keepFrom],
+    [JSON.stringify({ ...payload, known }), holdKey(eventId, ""), rowsKey(eventId, ""), String(Date.now()), ...(keepInFlightMs > 0 ? [String(keepInFlightMs)] : [])],
   );
   const sold = live.filter((l) => l.status === "sold").length;
   return { eventId, capacity: ev.capacity, free, held: live.length - sold, sold, holds: [...holds.values()].filter((h) => h.status === "held").length, inFlightKept: Number(kept ?? 0) };

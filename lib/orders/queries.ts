@@ -24,15 +24,17 @@ export interface FanOrderView {
 
 /** The order if it belongs to `fanId`, else null. */
 export async function getFanOrder(db: Db, orderId: string, fanId: string): Promise<FanOrderView | null> {
-  // One round trip: the four reads go out together (on the pool's connections); the rows
-  // of another fan's order are read but never returned.
-  const [[row], items, attempts, ticketRows] = await Promise.all([
-    db
-      .select({ order: orders, event: events, venue: venues.name })
-      .from(orders)
-      .innerJoin(events, eq(orders.eventId, events.id))
-      .innerJoin(venues, eq(events.venueId, venues.id))
-      .where(and(eq(orders.id, orderId), eq(orders.fanId, fanId))),
+  // The order first, then its seats, payments and tickets together (two round trips, not
+  // five). The order is read first so that a status seen as ticketed comes with its tickets:
+  // issuance commits both at once, and a read that starts later sees that commit.
+  const [row] = await db
+    .select({ order: orders, event: events, venue: venues.name })
+    .from(orders)
+    .innerJoin(events, eq(orders.eventId, events.id))
+    .innerJoin(venues, eq(events.venueId, venues.id))
+    .where(and(eq(orders.id, orderId), eq(orders.fanId, fanId)));
+  if (!row) return null;
+  const [items, attempts, ticketRows] = await Promise.all([
     db
       .select({ label: seats.label, priceLevel: priceLevels.name, priceMinor: lineItems.priceMinor, status: lineItems.status })
       .from(lineItems)
@@ -48,7 +50,6 @@ export async function getFanOrder(db: Db, orderId: string, fanId: string): Promi
       .where(and(eq(tickets.orderId, orderId), inArray(tickets.status, ["valid", "used"])))
       .orderBy(asc(seats.ordinal)),
   ]);
-  if (!row) return null;
   const payment = attempts[0];
   const { order, event } = row;
   return {

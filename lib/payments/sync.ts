@@ -31,13 +31,17 @@ export async function syncOrderPayment(db: Db, orderId: string, cause: Transitio
 
 /**
  * The fan is back from the PSP's payment page (order page or API with `?checkout=`): ask
- * the PSP now, unless the order is already settled (ticketed or refunded). Failures are
- * logged, not thrown: the webhook or a sweep settles the order anyway.
- * @param order the fan's order as {@link getFanOrder} read it (its id and status).
+ * the PSP now when its answer can change something — a pending order with an open
+ * checkout, or an order that ended before the payment was seen (a late payment) — and
+ * not otherwise, so reloading the page does not call the PSP again and again. Failures
+ * are logged, not thrown: the webhook or a sweep settles the order anyway.
+ * @param order the fan's order as `getFanOrder` read it (id, status, latest payment).
  * @returns true when the PSP was asked (the caller re-reads the order).
  */
-export async function syncOnReturn(db: Db, order: { id: string; status: string }, fanId: string): Promise<boolean> {
-  if (order.status === "ticketed" || order.status === "refunded") return false;
+export async function syncOnReturn(db: Db, order: { id: string; status: string; payment: { status: string } | null }, fanId: string): Promise<boolean> {
+  const open = order.payment?.status === "created" || order.payment?.status === "pending";
+  const mayBeLate = (order.status === "expired" || order.status === "cancelled") && order.payment !== null && order.payment.status !== "refunded";
+  if (!(order.status === "pending_payment" ? open : mayBeLate)) return false;
   await syncOrderPayment(db, order.id, { actor: `return:${fanId}`, reason: "fan returned from the payment page" }).catch((error: unknown) => {
     console.warn("active PSP query on return failed; the webhook or a sweep will settle the order", error);
   });

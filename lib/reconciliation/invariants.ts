@@ -6,8 +6,8 @@
  * captured and not yet ticketed); `graceMs` excludes things younger than that, so the
  * checker is meant to run after the sweeps have had a chance to converge.
  */
-import { eq, sql } from "drizzle-orm";
-import { events } from "@/db/schema";
+import { inArray, sql } from "drizzle-orm";
+import { orders } from "@/db/schema";
 import type { Db } from "@/lib/db";
 import { holdKey, inventoryKeys } from "@/lib/inventory/keys";
 import { IN_FLIGHT_HOLD_MS } from "@/lib/inventory/rebuild";
@@ -129,9 +129,9 @@ export async function redisMismatches(db: Db, eventId?: string): Promise<number>
 /**
  * Contradictions still there `recheckMs` later: the ones a repair may act on. Holds and
  * releases in flight (a few milliseconds to seconds under load) resolve in between; a
- * Redis hold younger than {@link IN_FLIGHT_HOLD_MS} that Postgres does not know yet is in
- * flight however long the recheck (its order may be waiting for a connection), so it is
- * not counted.
+ * Redis hold made within {@link IN_FLIGHT_HOLD_MS} that no order names yet is in flight
+ * however long the recheck (its order may be waiting for a connection), so it is not
+ * counted.
  */
 export async function persistentRedisMismatches(db: Db, eventId: string, recheckMs = 3_000): Promise<number> {
   const first = await redisMismatchSet(db, eventId);
@@ -139,16 +139,17 @@ export async function persistentRedisMismatches(db: Db, eventId: string, recheck
   await new Promise((r) => setTimeout(r, recheckMs));
   const second = await redisMismatchSet(db, eventId);
   const lasting = [...first].filter((m) => second.has(m));
-  const [ev] = await db.select({ holdMinutes: events.holdMinutes }).from(events).where(eq(events.id, eventId));
-  // A hold made IN_FLIGHT_HOLD_MS ago expires at now + hold time − IN_FLIGHT_HOLD_MS; younger ones later.
-  const youngFrom = Date.now() + (ev?.holdMinutes ?? 0) * 60_000 - IN_FLIGHT_HOLD_MS;
-  let count = 0;
+  // In flight: a Redis hold made (its 'at', ms) within IN_FLIGHT_HOLD_MS that no order names yet.
+  const youngFrom = Date.now() - IN_FLIGHT_HOLD_MS;
+  const young = new Map<string, string>(); // entry → hold id
   for (const m of lasting) {
     const holdId = /^owner:\d+:h:(.+)$/.exec(m)?.[1];
-    const expires = holdId ? Number(await redis().hget(holdKey(eventId, holdId), "expires")) : NaN;
-    if (!(expires >= youngFrom)) count++;
+    if (holdId && Number(await redis().hget(holdKey(eventId, holdId), "at")) >= youngFrom) young.set(m, holdId);
   }
-  return count;
+  const named = young.size
+    ? new Set((await db.select({ holdId: orders.holdId }).from(orders).where(inArray(orders.holdId, [...new Set(young.values())]))).map((o) => o.holdId))
+    : new Set<string>();
+  return lasting.filter((m) => !young.has(m) || named.has(young.get(m)!)).length;
 }
 
 /** Total violations in a report. */

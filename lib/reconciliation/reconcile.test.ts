@@ -3,7 +3,9 @@
  * that lasts is repaired by a rebuild (and recorded); a hold in flight (in Redis, its
  * Postgres write not yet committed) is not mistaken for drift.
  */
+import { eq } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
+import { lineItems, orders } from "@/db/schema";
 import { closeDb, db } from "@/lib/db";
 import { holdInRedis, readHold, releaseInRedis } from "@/lib/inventory/hold";
 import { holdKey, inventoryKeys } from "@/lib/inventory/keys";
@@ -49,10 +51,12 @@ describe("Redis drift", () => {
   });
 
   it("a hold whose order is slow to reach Postgres is not drift, and a rebuild keeps it unless Postgres gave its seats away", async () => {
-    const eventId = await showWithAHold(); // seat 5 held in both; the show holds for 15 minutes
-    const hold = (holdId: string, ordinal: number, ageMs: number) =>
-      holdInRedis({ eventId, holdId, fanId: `usr_${holdId}`, expiresAt: new Date(Date.now() + 15 * 60_000 - ageMs), perFanLimit: 4, request: { kind: "seats", ordinals: [ordinal] } });
-    await hold("hld_young", 9, 2_000); // claimed 2 s ago, its order still waiting for a connection
+    const eventId = await showWithAHold(); // seat 5 held in both
+    const hold = async (holdId: string, ordinal: number, ageMs: number) => {
+      await holdInRedis({ eventId, holdId, fanId: `usr_${holdId}`, expiresAt: new Date(Date.now() + 15 * 60_000), perFanLimit: 4, request: { kind: "seats", ordinals: [ordinal] } });
+      if (ageMs > 0) await redis().hset(holdKey(eventId, holdId), { at: Date.now() - ageMs }); // made that long ago
+    };
+    await hold("hld_young", 9, 0); // just claimed, its order still waiting for a connection
     await hold("hld_leaked", 12, 10 * 60_000); // claimed 10 minutes ago and never written: a leak
     expect(await redisMismatches(db(), eventId)).toBe(2);
     // Only the leak lasts as drift: the rebuild drops it and keeps the young hold and seat 5's.
@@ -68,8 +72,8 @@ describe("Redis drift", () => {
     // A young hold on a seat Postgres has sold or held for someone else is not kept: Postgres wins.
     const k = inventoryKeys(eventId);
     await redis().hset(k.owner, { "5": "h:hld_rival" });
-    await redis().hset(holdKey(eventId, "hld_rival"), { fan: "usr_rival", seats: "5", expires: Date.now() + 15 * 60_000 - 1_000, status: "held" });
-    await redis().zadd(k.holds, { score: Date.now() + 15 * 60_000 - 1_000, member: "hld_rival" });
+    await redis().hset(holdKey(eventId, "hld_rival"), { fan: "usr_rival", seats: "5", expires: Date.now() + 15 * 60_000, status: "held", at: Date.now() });
+    await redis().zadd(k.holds, { score: Date.now() + 15 * 60_000, member: "hld_rival" });
     const rebuilt = await rebuildInventory(db(), eventId);
     expect(rebuilt.inFlightKept).toBe(1); // hld_young again, not hld_rival
     expect(await readHold(eventId, "hld_rival")).toBeNull();
@@ -78,6 +82,40 @@ describe("Redis drift", () => {
     // With keepInFlightMs 0 a rebuild is Postgres's picture alone.
     expect((await rebuildInventory(db(), eventId, { keepInFlightMs: 0 })).inFlightKept).toBe(0);
     expect(await readHold(eventId, "hld_young")).toBeNull();
+    expect(await redisMismatches(db(), eventId)).toBe(0);
+  });
+
+  it("a rebuild between a hold's Redis claim and its order's write: the order lands and Redis agrees with Postgres", async () => {
+    const eventId = await showWithAHold();
+    const [fan, rival] = await makeFans(db(), 2);
+    // The transaction that writes the order starts only after a rebuild ran (as when it waited for a connection).
+    const slow = new Proxy(db(), {
+      get(target, prop, receiver) {
+        if (prop !== "transaction") return Reflect.get(target, prop, receiver);
+        return async (...args: Parameters<typeof target.transaction>) => {
+          await rebuildInventory(db(), eventId);
+          return target.transaction(...args);
+        };
+      },
+    });
+    const order = await placeOrder(slow, { eventId, fanId: fan!, request: { kind: "seats", ordinals: [14] } });
+    expect(await readHold(eventId, order.holdId)).toMatchObject({ seats: [14], status: "held" });
+    expect(await redisMismatches(db(), eventId)).toBe(0);
+    // The seat is refused by Redis (not by a failed Postgres write after Redis said yes).
+    await expect(placeOrder(db(), { eventId, fanId: rival!, request: { kind: "seats", ordinals: [14] } })).rejects.toMatchObject({ code: "seat_taken" });
+  });
+
+  it("a young hold whose order was already ended is not in flight: drift, rebuilt away", async () => {
+    const eventId = await showWithAHold();
+    const [fan] = await makeFans(db(), 1);
+    const order = await placeOrder(db(), { eventId, fanId: fan!, request: { kind: "seats", ordinals: [16] } });
+    // Postgres ended the order (the fan gave the seats back) but the Redis release never happened.
+    await db().update(lineItems).set({ status: "released" }).where(eq(lineItems.orderId, order.orderId));
+    await db().update(orders).set({ status: "cancelled" }).where(eq(orders.id, order.orderId));
+    const r = await reconcile(db(), { eventId, redisRecheckMs: 200 });
+    expect(r.redisRebuilt).toEqual([{ eventId, mismatches: 1 }]);
+    expect(await readHold(eventId, order.holdId)).toBeNull();
+    expect(await redis().getbit(inventoryKeys(eventId).free, 16)).toBe(1);
     expect(await redisMismatches(db(), eventId)).toBe(0);
   });
 });
