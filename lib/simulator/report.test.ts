@@ -84,7 +84,8 @@ describe("simulator statistics", () => {
   it("draws the chart as inline SVG", () => {
     const html = chartHtml("t", [{ t: -5, queueLength: 10, serving: 0, sold: 0, held: 0 }, { t: 10, queueLength: 10, serving: 5, sold: 8, held: 2 }], 8);
     expect(html).toContain("<svg");
-    expect(html.match(/<polyline/g)).toHaveLength(4);
+    expect(html.match(/<polyline/g)).toHaveLength(5);
+    expect(html).toContain("waiting");
   });
 });
 

@@ -133,9 +133,12 @@ export interface TimelinePoint {
   held: number;
 }
 
-/** An HTML page with an inline SVG chart of queue length, serving counter, seats held and seats sold over time. */
+/**
+ * An HTML page with an inline SVG chart over time: fans joined (queue positions handed out),
+ * fans still waiting (joined − admitted), admitted (serving counter), seats held and sold.
+ */
 export function chartHtml(title: string, points: TimelinePoint[], capacity: number): string {
-  const W = 900;
+  const W = 1000;
   const H = 420;
   const pad = { l: 70, r: 20, t: 40, b: 50 };
   const tMin = Math.min(0, ...points.map((p) => p.t));
@@ -143,14 +146,15 @@ export function chartHtml(title: string, points: TimelinePoint[], capacity: numb
   const yMax = Math.max(capacity, ...points.map((p) => Math.max(p.queueLength, p.serving, p.sold)), 1);
   const x = (t: number) => pad.l + ((t - tMin) / (tMax - tMin)) * (W - pad.l - pad.r);
   const y = (v: number) => H - pad.b - (v / yMax) * (H - pad.t - pad.b);
-  const series: [keyof TimelinePoint, string, string][] = [
-    ["queueLength", "#2563eb", "queue length"],
-    ["serving", "#7c3aed", "admitted (serving counter)"],
-    ["held", "#ca8a04", "seats held"],
-    ["sold", "#16a34a", "seats sold"],
+  const series: [(p: TimelinePoint) => number, string, string][] = [
+    [(p) => p.queueLength, "#2563eb", "joined (positions)"],
+    [(p) => Math.max(0, p.queueLength - p.serving), "#64748b", "waiting"],
+    [(p) => p.serving, "#7c3aed", "admitted (serving counter)"],
+    [(p) => p.held, "#ca8a04", "seats held"],
+    [(p) => p.sold, "#16a34a", "seats sold"],
   ];
   const lines = series
-    .map(([k, color]) => `<polyline fill="none" stroke="${color}" stroke-width="2" points="${points.map((p) => `${x(p.t).toFixed(1)},${y(p[k]).toFixed(1)}`).join(" ")}"/>`)
+    .map(([v, color]) => `<polyline fill="none" stroke="${color}" stroke-width="2" points="${points.map((p) => `${x(p.t).toFixed(1)},${y(v(p)).toFixed(1)}`).join(" ")}"/>`)
     .join("\n");
   const ticksY = [0, 0.25, 0.5, 0.75, 1].map((f) => {
     const v = Math.round(yMax * f);
@@ -159,7 +163,15 @@ export function chartHtml(title: string, points: TimelinePoint[], capacity: numb
   const step = Math.max(10, Math.ceil((tMax - tMin) / 10 / 10) * 10);
   const ticksX: string[] = [];
   for (let t = Math.ceil(tMin / step) * step; t <= tMax; t += step) ticksX.push(`<text x="${x(t)}" y="${H - pad.b + 16}" text-anchor="middle" font-size="11">${t}s</text>`);
-  const legend = series.map(([, color, label], i) => `<rect x="${pad.l + i * 190}" y="12" width="12" height="12" fill="${color}"/><text x="${pad.l + i * 190 + 16}" y="22" font-size="12">${label}</text>`).join("");
+  // Legend entries side by side, each as wide as its label (~7 px per character at 12 px).
+  let lx = pad.l;
+  const legend = series
+    .map(([, color, label]) => {
+      const entry = `<rect x="${lx}" y="12" width="12" height="12" fill="${color}"/><text x="${lx + 16}" y="22" font-size="12">${label}</text>`;
+      lx += 16 + label.length * 7 + 24;
+      return entry;
+    })
+    .join("");
   const onSale = tMin < 0 ? `<line x1="${x(0)}" x2="${x(0)}" y1="${pad.t}" y2="${H - pad.b}" stroke="#dc2626" stroke-dasharray="4 3"/><text x="${x(0) + 4}" y="${pad.t + 12}" font-size="11" fill="#dc2626">on-sale</text>` : "";
   const capLine = `<line x1="${pad.l}" x2="${W - pad.r}" y1="${y(capacity)}" y2="${y(capacity)}" stroke="#16a34a" stroke-dasharray="2 4"/>`;
   const esc = (s: string) => s.replace(/[<>&]/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;" })[c]!);
