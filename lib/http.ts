@@ -18,6 +18,9 @@ export function publicCache(sMaxAge: number, staleWhileRevalidate = sMaxAge): st
 /** An event id as it appears in URLs (`evt_` + lower-case base-32). */
 export const eventIdSchema = z.string().regex(/^evt_[0-9a-z]{1,32}$/, "That is not an event id (they look like evt_…)");
 
+/** An order id as it appears in URLs (`ord_` + lower-case base-32). */
+export const orderIdSchema = z.string().regex(/^ord_[0-9a-z]{1,32}$/, "That is not an order id (they look like ord_…)");
+
 /** Anything with a fan-readable message and an HTTP status (typed errors from lib/), maybe a stable `code`. */
 type StatusError = Error & { status: number; retryAfterSeconds?: number; code?: unknown };
 

@@ -1,7 +1,11 @@
 import { eq } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/postgres-js";
+import postgres from "postgres";
+import * as schema from "@/db/schema";
 import { afterAll, describe, expect, it } from "vitest";
 import { events, priceLevels } from "@/db/schema";
 import { closeDb, db } from "@/lib/db";
+import { env } from "@/lib/env";
 import { cachedEvent, EVENT_CACHE_TTL_MS, forgetEvent } from "@/lib/events/cache";
 import { updateEvent } from "@/lib/events/manage";
 import { makeStudioShow } from "@/lib/testing/fixtures";
@@ -38,8 +42,15 @@ describe("cachedEvent", () => {
   it("answers null for an unknown event and keeps no failed read", async () => {
     expect(await cachedEvent(db(), "evt_nosuchevent")).toBeNull();
     forgetEvent();
-    const broken = { query: { events: { findFirst: () => Promise.reject(new Error("db down")) } }, select: () => ({ from: () => ({ where: () => Promise.resolve([]) }) }) };
-    await expect(cachedEvent(broken as never, "evt_brokenread")).rejects.toThrow("db down");
+    // A real Postgres that refuses the read (no such database): the failure is not kept.
+    const url = new URL(env().DATABASE_URL);
+    url.pathname = "/stararena_no_such_database";
+    const client = postgres(url.toString(), { max: 1, onnotice: () => {} });
+    try {
+      await expect(cachedEvent(drizzle(client, { schema }), "evt_brokenread")).rejects.toMatchObject({ cause: { code: "3D000" } }) // invalid_catalog_name: no such database;
+    } finally {
+      await client.end();
+    }
     await new Promise((r) => setTimeout(r, 0));
     expect(await cachedEvent(db(), "evt_brokenread")).toBeNull();
   });

@@ -8,6 +8,7 @@ import { payments } from "@/db/schema";
 import type { Db } from "@/lib/db";
 import { paymentProvider } from "@/lib/payments";
 import { recordCapture, recordDecline, type CaptureOutcome } from "@/lib/payments/capture";
+import { getFanOrder, type FanOrderView } from "@/lib/orders/queries";
 import type { TransitionCause } from "@/lib/orders/state-machine";
 
 /**
@@ -35,7 +36,7 @@ export async function syncOrderPayment(db: Db, orderId: string, cause: Transitio
  * checkout, or an order that ended before the payment was seen (a late payment) — and
  * not otherwise, so reloading the page does not call the PSP again and again. Failures
  * are logged, not thrown: the webhook or a sweep settles the order anyway.
- * @param order the fan's order as `getFanOrder` read it (id, status, latest payment).
+ * @param order the fan's order as {@link getFanOrder} read it (id, status, latest payment).
  * @returns true when the PSP was asked (the caller re-reads the order).
  */
 export async function syncOnReturn(db: Db, order: { id: string; status: string; payment: { status: string } | null }, fanId: string): Promise<boolean> {
@@ -46,4 +47,15 @@ export async function syncOnReturn(db: Db, order: { id: string; status: string; 
     console.warn("active PSP query on return failed; the webhook or a sweep will settle the order", error);
   });
   return true;
+}
+
+/**
+ * The fan's order as the order page and `GET /api/orders/:id` show it: when the fan is
+ * `returning` from the PSP's page, the PSP is asked first ({@link syncOnReturn}) and the
+ * order read again. @returns null for an unknown order or another fan's.
+ */
+export async function fanOrderView(db: Db, orderId: string, fanId: string, returning: boolean): Promise<FanOrderView | null> {
+  const order = await getFanOrder(db, orderId, fanId);
+  if (!order || !returning || !(await syncOnReturn(db, order, fanId))) return order;
+  return getFanOrder(db, orderId, fanId);
 }

@@ -7,17 +7,15 @@
  */
 import { eq } from "drizzle-orm";
 import { refresh } from "next/cache";
-import { z } from "zod";
 import { orders } from "@/db/schema";
 import { AdminOrderError, refundOrder, reissueTickets, releaseStuckHold } from "@/lib/admin/orders";
 import { requireOrganizer, requireOrganizerOfEvent } from "@/lib/auth/session";
 import { db } from "@/lib/db";
+import { orderIdSchema } from "@/lib/http";
 import { formatMoney } from "@/lib/format";
 
 /** What an action reports back to the page. */
 export type AdminOrderActionResult = { ok: boolean; message: string };
-
-const orderIdSchema = z.string().regex(/^ord_[0-9a-z]{1,32}$/);
 
 /** The signed-in organizer of the order's show (403 for anyone else), or null for an unknown order. */
 async function organizerOf(id: unknown) {

@@ -1,22 +1,21 @@
 "use server";
 /** Server actions of the order page: go to the PSP to pay, or give the seats back. */
 import { redirect } from "next/navigation";
-import { z } from "zod";
 import { getSessionUser } from "@/lib/auth/session";
 import { db } from "@/lib/db";
+import { orderIdSchema } from "@/lib/http";
 import { paymentProvider } from "@/lib/payments";
 import { CheckoutRefusedError, startCheckout } from "@/lib/payments/checkout";
 import { PaymentProviderError } from "@/lib/payments/provider";
 import { closePendingOrder } from "@/lib/orders/expiry";
 import { getFanOrder } from "@/lib/orders/queries";
 
-const orderId = z.string().regex(/^ord_[0-9a-z]{1,32}$/);
 
 /** Starts the checkout and redirects to the PSP; returns `{ error }` when it cannot. */
 export async function payAction(id: unknown): Promise<{ error: string }> {
   const user = await getSessionUser();
   if (!user) return { error: "Sign in to pay." };
-  const parsed = orderId.safeParse(id);
+  const parsed = orderIdSchema.safeParse(id);
   if (!parsed.success) return { error: "No such order." };
   let url: string;
   try {
@@ -33,7 +32,7 @@ export async function payAction(id: unknown): Promise<{ error: string }> {
 export async function cancelAction(id: unknown): Promise<{ error?: string }> {
   const user = await getSessionUser();
   if (!user) return { error: "Sign in first." };
-  const parsed = orderId.safeParse(id);
+  const parsed = orderIdSchema.safeParse(id);
   if (!parsed.success || !(await getFanOrder(db(), parsed.data, user.id))) return { error: "No such order." };
   try {
     const done = await closePendingOrder(db(), parsed.data, "cancelled", { actor: `fan:${user.id}`, reason: "fan gave the seats back" });

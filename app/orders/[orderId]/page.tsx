@@ -1,10 +1,9 @@
 import { notFound } from "next/navigation";
-import { z } from "zod";
 import { OrderView } from "@/components/order-view";
 import { requireUser } from "@/lib/auth/session";
 import { db } from "@/lib/db";
-import { getFanOrder } from "@/lib/orders/queries";
-import { syncOnReturn } from "@/lib/payments/sync";
+import { orderIdSchema } from "@/lib/http";
+import { fanOrderView } from "@/lib/payments/sync";
 
 export const metadata = { title: "Your order" };
 
@@ -16,10 +15,9 @@ export const metadata = { title: "Your order" };
 export default async function OrderPage({ params, searchParams }: PageProps<"/orders/[orderId]">) {
   const { orderId } = await params;
   const user = await requireUser(`/orders/${orderId}`);
-  if (!z.string().regex(/^ord_[0-9a-z]{1,32}$/).safeParse(orderId).success) notFound();
-  const first = await getFanOrder(db(), orderId, user.id);
-  if (!first) notFound();
-  // Back from the PSP: ask it now, whatever the order's state (a payment after expiry is resolved here too).
-  const order = (await searchParams).checkout && (await syncOnReturn(db(), first, user.id)) ? (await getFanOrder(db(), orderId, user.id))! : first;
+  if (!orderIdSchema.safeParse(orderId).success) notFound();
+  // Back from the PSP (`?checkout=`): the PSP is asked first (a payment after expiry is resolved here too).
+  const order = await fanOrderView(db(), orderId, user.id, Boolean((await searchParams).checkout));
+  if (!order) notFound();
   return <OrderView initial={order} />;
 }

@@ -4,15 +4,12 @@
  * with the action's messages; 502 when the PSP does not answer.
  */
 import { NextResponse } from "next/server";
-import { z } from "zod";
 import { getSessionUser } from "@/lib/auth/session";
 import { db } from "@/lib/db";
-import { errorResponse, jsonError } from "@/lib/http";
+import { errorResponse, jsonError, orderIdSchema } from "@/lib/http";
 import { paymentProvider } from "@/lib/payments";
 import { CheckoutRefusedError, startCheckout } from "@/lib/payments/checkout";
 import { PaymentProviderError } from "@/lib/payments/provider";
-
-const orderIdSchema = z.string().regex(/^ord_[0-9a-z]{1,32}$/);
 
 /** Creates (or reuses) the order's checkout session and returns its URL. */
 export async function POST(req: Request, ctx: RouteContext<"/api/orders/[orderId]/checkout">) {
