@@ -34,6 +34,6 @@ export default defineConfig({
     reuseExistingServer: false,
     stdout: "pipe",
     // Inngest is configured but unreachable: the suite must pass through the local worker (issue 5).
-    env: { E2E_PORT: String(port), SANDBOX_PSP_ENABLED: "1", INNGEST_DEV: "1", INNGEST_BASE_URL: "http://127.0.0.1:9" },
+    env: { E2E_PORT: String(port), INNGEST_DEV: "1", INNGEST_BASE_URL: "http://127.0.0.1:9" },
   },
 });

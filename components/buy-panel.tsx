@@ -25,6 +25,10 @@ export function BuyPanel(props: { eventId: string; slug: string; levels: Level[]
   const [quantity, setQuantity] = useState(2);
   const [picked, setPicked] = useState<MapSeat[]>([]);
   const [error, setError] = useState<string | null>(null);
+  const [pendingOrderId, setPendingOrderId] = useState<string | null>(null);
+  // The hold's idempotency key: the same one until an answer arrives, so a double click or a
+  // retry returns the same order; a new one for the next attempt.
+  const [nonce, setNonce] = useState(() => crypto.randomUUID());
   const [pending, startTransition] = useTransition();
   const [open, setOpen] = useState(true);
   const [turn, setTurn] = useState<{ state: "loading" | "signed-out" | "waiting" | "admitted"; until?: number }>({ state: "loading" });
@@ -55,12 +59,15 @@ export function BuyPanel(props: { eventId: string; slug: string; levels: Level[]
 
   function hold(request: unknown) {
     setError(null);
+    setPendingOrderId(null);
     startTransition(async () => {
-      const result = await holdSeatsAction(props.eventId, request);
+      const result = await holdSeatsAction(props.eventId, request, nonce);
       if (result.ok) return router.push(`/orders/${result.orderId}`);
+      setNonce(crypto.randomUUID());
       if (result.signIn) return router.push(`/sign-in?next=${encodeURIComponent(`/events/${props.slug}`)}`);
       if (result.queue) return router.push(queueUrl);
       setError(result.error);
+      setPendingOrderId(result.orderId ?? null);
       setPicked([]);
     });
   }
@@ -164,6 +171,14 @@ export function BuyPanel(props: { eventId: string; slug: string; levels: Level[]
       {error && (
         <p role="alert" className="text-red-300" data-testid="buy-error">
           {error}
+          {pendingOrderId && (
+            <>
+              {" "}
+              <a href={`/orders/${pendingOrderId}`} className="underline" data-testid="pending-order-link">
+                Go to your order
+              </a>
+            </>
+          )}
         </p>
       )}
       <SeatMap eventId={props.eventId} selected={picked.map((p) => p.ordinal)} onSeatClick={mode === "map" ? toggle : undefined} />

@@ -9,7 +9,7 @@ import { eventSeats, lineItems, orders, priceLevels } from "@/db/schema";
 import { closeDb, db } from "@/lib/db";
 import { createEvent } from "@/lib/events/create";
 import { newId } from "@/lib/ids";
-import { makeStudioShow, makeUser } from "@/lib/testing/fixtures";
+import { makeFans, makeStudioShow, makeUser } from "@/lib/testing/fixtures";
 
 let show: Awaited<ReturnType<typeof makeStudioShow>>;
 let fanId: string;
@@ -32,14 +32,18 @@ afterAll(async () => {
   await closeDb();
 });
 
-/** Writes an order with one line item for `seat` in the given status, in one transaction. */
-async function orderWithSeat(seat: number, status: "held" | "sold" | "released" = "held") {
+/**
+ * Writes an order with one line item for `seat` in the given status, in one transaction.
+ * Each order is another fan's (`owner`, default a new one): a fan may have one pending order per show.
+ */
+async function orderWithSeat(seat: number, status: "held" | "sold" | "released" = "held", owner?: string) {
   const orderId = newId("ord");
+  const [buyer] = owner ? [owner] : await makeFans(db(), 1);
   await db().transaction(async (tx) => {
     await tx.insert(orders).values({
       id: orderId,
       eventId: show.eventId,
-      fanId,
+      fanId: buyer!,
       holdId: newId("hld"),
       holdExpiresAt: new Date(Date.now() + 15 * 60_000),
       totalMinor: 4_500,
@@ -58,8 +62,9 @@ function uniqueViolation(error: unknown): string | undefined {
 
 describe("I1 in the database: one live line item per (event, seat)", () => {
   it("rejects a second held line item for the same seat, and leaves no half-written order", async () => {
-    const first = await orderWithSeat(seatId);
-    const error = await orderWithSeat(seatId).catch((e: unknown) => e);
+    const first = await orderWithSeat(seatId, "held", fanId);
+    const [rival] = await makeFans(db(), 1);
+    const error = await orderWithSeat(seatId, "held", rival).catch((e: unknown) => e);
     expect(uniqueViolation(error)).toBe("line_items_live_seat_uq");
     const live = await db()
       .select()
@@ -67,8 +72,8 @@ describe("I1 in the database: one live line item per (event, seat)", () => {
       .where(and(eq(lineItems.eventId, show.eventId), eq(lineItems.seatId, seatId)));
     expect(live.map((l) => l.orderId)).toEqual([first]);
     // the losing transaction's order row was rolled back with its line item
-    const fanOrders = await db().select().from(orders).where(eq(orders.fanId, fanId));
-    expect(fanOrders).toHaveLength(1);
+    expect(await db().select().from(orders).where(eq(orders.fanId, fanId))).toHaveLength(1);
+    expect(await db().select().from(orders).where(eq(orders.fanId, rival!))).toHaveLength(0);
   });
 
   it("rejects a hold on a sold seat, and allows a new hold once the old one is released", async () => {
@@ -83,7 +88,8 @@ describe("I1 in the database: one live line item per (event, seat)", () => {
 
   it("under 40 concurrent transactions for one seat, exactly one commits", async () => {
     const [, , third] = await db().select({ seatId: eventSeats.seatId }).from(eventSeats).where(eq(eventSeats.eventId, show.eventId)).limit(3);
-    const results = await Promise.allSettled(Array.from({ length: 40 }, () => orderWithSeat(third!.seatId)));
+    const fans = await makeFans(db(), 40);
+    const results = await Promise.allSettled(fans.map((f) => orderWithSeat(third!.seatId, "held", f)));
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     const rejected = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
     expect(rejected).toHaveLength(39);
@@ -93,6 +99,17 @@ describe("I1 in the database: one live line item per (event, seat)", () => {
       .from(lineItems)
       .where(and(eq(lineItems.eventId, show.eventId), eq(lineItems.seatId, third!.seatId)));
     expect(live).toHaveLength(1);
+  });
+
+  it("a fan has at most one pending order per show (docs/adr/0011)", async () => {
+    const [buyer] = await makeFans(db(), 1);
+    const [, , , a, b] = await db().select({ seatId: eventSeats.seatId }).from(eventSeats).where(eq(eventSeats.eventId, show.eventId)).limit(5);
+    const first = await orderWithSeat(a!.seatId, "held", buyer);
+    expect(uniqueViolation(await orderWithSeat(b!.seatId, "held", buyer).catch((e: unknown) => e))).toBe("orders_one_pending_per_fan_uq");
+    // Once the first is no longer pending, the fan may hold again.
+    await db().update(orders).set({ status: "expired" }).where(eq(orders.id, first));
+    await db().update(lineItems).set({ status: "released" }).where(eq(lineItems.orderId, first));
+    await expect(orderWithSeat(b!.seatId, "held", buyer)).resolves.toMatch(/^ord_/);
   });
 
   it("the same seat is independent across two shows of one venue", async () => {

@@ -70,6 +70,9 @@ export const sandboxCheckouts = sandboxPsp.table(
       sql`${t.status} in ('open', 'captured', 'declined', 'expired', 'cancelled', 'refunded')`,
     ),
     index("checkouts_order_idx").on(t.orderId),
+    // The ledger API lists payments by when they were captured or refunded.
+    index("checkouts_captured_idx").on(t.capturedAt, t.id).where(sql`${t.capturedAt} is not null`),
+    index("checkouts_refunded_idx").on(t.refundedAt, t.id).where(sql`${t.refundedAt} is not null`),
     index("checkouts_open_expiry_idx").on(t.expiresAt).where(sql`${t.status} = 'open'`),
   ],
 );

@@ -284,6 +284,12 @@ export const orders = pgTable(
     holdExpiresAt: ts("hold_expires_at").notNull(),
     totalMinor: integer("total_minor").notNull(),
     currency: text("currency").notNull(),
+    /**
+     * The idempotency key of the hold request that made this order (the JSON route's
+     * `Idempotency-Key` header, the event page's form nonce): the same key from the same
+     * fan returns this order instead of a second one (docs/adr/0011).
+     */
+    idempotencyKey: text("idempotency_key"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -291,6 +297,10 @@ export const orders = pgTable(
     check("orders_total_ck", sql`${t.totalMinor} >= 0`),
     index("orders_event_fan_idx").on(t.eventId, t.fanId),
     index("orders_status_expiry_idx").on(t.status, t.holdExpiresAt),
+    uniqueIndex("orders_fan_idempotency_uq").on(t.fanId, t.idempotencyKey),
+    // At most one order waiting for payment per fan and show (docs/adr/0011): a double
+    // submit cannot leave two holds behind, whatever Redis said.
+    uniqueIndex("orders_one_pending_per_fan_uq").on(t.eventId, t.fanId).where(sql`${t.status} = 'pending_payment'`),
   ],
 );
 
@@ -356,11 +366,18 @@ export const payments = pgTable(
     currency: text("currency").notNull(),
     capturedAt: ts("captured_at"),
     refundedAt: ts("refunded_at"),
+    /**
+     * When reconciliation found this capture in the PSP's own records (its ledger or an
+     * active query). A capture believed from a webhook alone stays null until then; the
+     * ledger pass checks every such payment (docs/adr/0010).
+     */
+    ledgerConfirmedAt: ts("ledger_confirmed_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     uniqueIndex("payments_provider_session_uq").on(t.provider, t.checkoutSessionId),
+    index("payments_unconfirmed_idx").on(t.updatedAt).where(sql`${t.status} = 'captured' and ${t.ledgerConfirmedAt} is null`),
     uniqueIndex("payments_provider_payment_uq").on(t.provider, t.providerPaymentId),
     index("payments_order_idx").on(t.orderId),
   ],
@@ -467,6 +484,16 @@ export const discrepancies = pgTable(
   },
   (t) => [index("discrepancies_event_idx").on(t.eventId, t.detectedAt)],
 );
+
+/**
+ * How far each PSP's ledger has been reconciled: the next pass lists the provider's
+ * captures and refunds from a little before `reconciledThrough` (docs/adr/0010).
+ */
+export const pspLedgerCursors = pgTable("psp_ledger_cursors", {
+  provider: text("provider").primaryKey(),
+  reconciledThrough: ts("reconciled_through").notNull(),
+  updatedAt: updatedAt(),
+});
 
 // ─── Organizer audit log ─────────────────────────────────────────────────────
 

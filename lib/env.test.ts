@@ -23,10 +23,46 @@ describe("parseEnv", () => {
     expect((error as EnvError).message).toMatch(/DATABASE_URL: must be a postgres:\/\/ URL/);
   });
 
-  it("requires the Upstash URL and token together, and a real secret off localhost", () => {
+  it("requires the Upstash URL and token together", () => {
     expect(() => parseEnv({ UPSTASH_REDIS_REST_URL: "https://eu1.upstash.io" })).toThrow(/UPSTASH_REDIS_REST_TOKEN/);
-    expect(() => parseEnv({ APP_URL: "https://tickets.example.com" })).toThrow(/BETTER_AUTH_SECRET: is required/);
-    expect(parseEnv({ APP_URL: "https://tickets.example.com", BETTER_AUTH_SECRET: "x".repeat(32) }).BETTER_AUTH_SECRET).toBe("x".repeat(32));
+  });
+
+  const problems = (source: Record<string, string>) => {
+    try {
+      parseEnv(source);
+      return [];
+    } catch (e) {
+      return (e as EnvError).problems.map((p) => p.variable).sort();
+    }
+  };
+  const secrets = { BETTER_AUTH_SECRET: "a".repeat(32), TICKET_SIGNING_SECRET: "t".repeat(32), SANDBOX_PSP_WEBHOOK_SECRET: "w".repeat(32) };
+
+  it("no secret has a built-in value off loopback or in production (docs/adr/0012)", () => {
+    // Off loopback: every secret is required, each named.
+    expect(problems({ APP_URL: "https://tickets.example.com" })).toEqual(["BETTER_AUTH_SECRET", "SANDBOX_PSP_WEBHOOK_SECRET", "TICKET_SIGNING_SECRET"]);
+    // Bound to every interface, even with a local URL.
+    expect(problems({ HOST: "0.0.0.0" })).toEqual(["BETTER_AUTH_SECRET", "SANDBOX_PSP_WEBHOOK_SECRET", "TICKET_SIGNING_SECRET"]);
+    // Production on localhost: the same, plus the provider choice.
+    expect(problems({ NODE_ENV: "production" })).toEqual(["BETTER_AUTH_SECRET", "PAYMENT_PROVIDER", "SANDBOX_PSP_WEBHOOK_SECRET", "TICKET_SIGNING_SECRET"]);
+    const given = parseEnv({ APP_URL: "https://tickets.example.com", ...secrets });
+    expect([given.BETTER_AUTH_SECRET, given.TICKET_SIGNING_SECRET, given.SANDBOX_PSP_WEBHOOK_SECRET]).toEqual([secrets.BETTER_AUTH_SECRET, secrets.TICKET_SIGNING_SECRET, secrets.SANDBOX_PSP_WEBHOOK_SECRET]);
+    // The sandbox's webhook secret is not needed when Stripe is the provider.
+    expect(problems({ NODE_ENV: "production", PAYMENT_PROVIDER: "stripe", STRIPE_SECRET_KEY: "sk_test_x", STRIPE_WEBHOOK_SECRET: "whsec_x", BETTER_AUTH_SECRET: secrets.BETTER_AUTH_SECRET, TICKET_SIGNING_SECRET: secrets.TICKET_SIGNING_SECRET })).toEqual([]);
+  });
+
+  it("production has no default payment provider, and the refusal names the choice", () => {
+    const error = (() => {
+      try {
+        parseEnv({ NODE_ENV: "production", ...secrets });
+      } catch (e) {
+        return e as EnvError;
+      }
+    })();
+    expect(error?.problems).toEqual([{ variable: "PAYMENT_PROVIDER", message: expect.stringMatching(/PAYMENT_PROVIDER=stripe .* or PAYMENT_PROVIDER=sandbox for a demo/) }]);
+    expect(parseEnv({ NODE_ENV: "production", PAYMENT_PROVIDER: "sandbox", ...secrets }).PAYMENT_PROVIDER).toBe("sandbox");
+    // Local development keeps the sandbox as its default.
+    expect(parseEnv({}).PAYMENT_PROVIDER).toBe("sandbox");
+    expect(parseEnv({ NODE_ENV: "test" }).PAYMENT_PROVIDER).toBe("sandbox");
   });
 
   it("treats empty values as unset", () => {

@@ -1,16 +1,35 @@
 /**
  * StarArena's environment, validated once with zod.
  *
- * Every variable has a default that works on a development machine with Postgres on
- * 127.0.0.1:5432 (user postgres, trust auth) and Redis on 127.0.0.1:6379, so nothing
- * is needed to start. A malformed value stops start-up with an {@link EnvError} whose
- * message names the variable. `.env.example` documents each one.
+ * Connection settings have defaults that work on a development machine with Postgres on
+ * 127.0.0.1:5432 (user postgres, trust auth) and Redis on 127.0.0.1:6379. Secrets and
+ * the payment provider do not, outside local development (docs/adr/0012): with
+ * `NODE_ENV=production`, or an `APP_URL` / `HOST` that is not a loopback address, a
+ * missing `BETTER_AUTH_SECRET`, `TICKET_SIGNING_SECRET` or (with the sandbox PSP)
+ * `SANDBOX_PSP_WEBHOOK_SECRET` stops start-up, and so does production without an explicit
+ * `PAYMENT_PROVIDER`. `npm start` writes random local secrets into `.env.local` once
+ * (scripts/lib/local-env.ts). A malformed or missing value stops start-up with an
+ * {@link EnvError} whose message names the variable. `.env.example` documents each one.
  */
 import { z } from "zod";
 
-const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
-/** Used only when BETTER_AUTH_SECRET is unset and the app is served from a local address. */
-const DEV_AUTH_SECRET = "stararena-local-development-secret-do-not-use-in-production";
+const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
+
+/** True for a loopback host name or address (localhost, 127.0.0.0/8, ::1). */
+export function isLoopbackHost(host: string): boolean {
+  return LOCAL_HOSTS.has(host) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/**
+ * Built-in values for local development only (NODE_ENV development/test, served from a
+ * loopback address): anywhere else the variables are required. Public on purpose — they
+ * protect nothing.
+ */
+const DEV_SECRETS = {
+  BETTER_AUTH_SECRET: "stararena-local-development-secret-do-not-use-in-production",
+  TICKET_SIGNING_SECRET: "stararena-local-development-ticket-key-not-for-production",
+  SANDBOX_PSP_WEBHOOK_SECRET: "stararena-local-development-sandbox-webhooks",
+} as const;
 
 const boolish = z
   .enum(["0", "1", "true", "false", ""])
@@ -35,12 +54,14 @@ const schema = z
       .default("sa:"),
     APP_URL: z.url({ error: "must be the public base URL of the app, e.g. http://localhost:3000" }).default("http://localhost:3000"),
     PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+    /** The address `npm start` binds to (default: 127.0.0.1 for a loopback APP_URL, else 0.0.0.0). */
+    HOST: z.string().regex(/^[0-9A-Za-z.:[\]-]+$/, "must be a host name or an IP address, e.g. 127.0.0.1 or 0.0.0.0").optional(),
     BETTER_AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
     DEMO_ONSALE_DELAY_MINUTES: z.coerce.number().min(0).max(60 * 24 * 30).default(5),
-    PAYMENT_PROVIDER: z.enum(["sandbox", "stripe"]).default("sandbox"),
+    PAYMENT_PROVIDER: z.enum(["sandbox", "stripe"], { error: 'must be "stripe" or "sandbox"' }).optional(),
     STRIPE_SECRET_KEY: z.string().startsWith("sk_", "must be a Stripe secret key (sk_…)").optional(),
     STRIPE_WEBHOOK_SECRET: z.string().startsWith("whsec_", "must be a Stripe webhook signing secret (whsec_…)").optional(),
-    SANDBOX_PSP_WEBHOOK_SECRET: z.string().min(16).default("sandbox-psp-local-webhook-secret"),
+    SANDBOX_PSP_WEBHOOK_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
     TICKET_SIGNING_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
     INNGEST_DEV: boolish,
     INNGEST_BASE_URL: z.url().optional(),
@@ -62,19 +83,45 @@ const schema = z
         message: "is required when PAYMENT_PROVIDER=stripe",
       });
     }
-    if (!v.BETTER_AUTH_SECRET && !LOCAL_HOSTS.has(new URL(v.APP_URL).hostname)) {
+    const local = isLocalDevelopment(v);
+    const production = v.NODE_ENV === "production";
+    if (!v.PAYMENT_PROVIDER && production) {
       ctx.addIssue({
         code: "custom",
-        path: ["BETTER_AUTH_SECRET"],
-        message: "is required when APP_URL is not a local address (generate one with `openssl rand -base64 32`)",
+        path: ["PAYMENT_PROVIDER"],
+        message:
+          "is required in production: set PAYMENT_PROVIDER=stripe (with STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET) for real payments, " +
+          "or PAYMENT_PROVIDER=sandbox for a demo with the built-in test PSP (anyone can approve their own checkout: never where real fans buy)",
       });
+    }
+    const provider = v.PAYMENT_PROVIDER ?? "sandbox";
+    if (!local) {
+      const why = production ? "with NODE_ENV=production" : "when APP_URL or HOST is not a loopback address";
+      const required: (keyof typeof DEV_SECRETS)[] = ["BETTER_AUTH_SECRET", "TICKET_SIGNING_SECRET", ...(provider === "sandbox" ? (["SANDBOX_PSP_WEBHOOK_SECRET"] as const) : [])];
+      for (const name of required) {
+        if (!v[name]) ctx.addIssue({ code: "custom", path: [name], message: `is required ${why} (generate one with \`openssl rand -base64 32\`; \`npm start\` writes local ones into .env.local)` });
+      }
     }
   })
   .transform((v) => {
-    const authSecret = v.BETTER_AUTH_SECRET ?? DEV_AUTH_SECRET;
-    // Ticket codes get their own key; by default one derived from the auth secret (see lib/tickets/codes.ts).
-    return { ...v, BETTER_AUTH_SECRET: authSecret, TICKET_SIGNING_SECRET: v.TICKET_SIGNING_SECRET ?? `${authSecret}:ticket-codes` };
+    const local = isLocalDevelopment(v);
+    const dev = (name: keyof typeof DEV_SECRETS) => v[name] ?? (local ? DEV_SECRETS[name] : "");
+    return {
+      ...v,
+      PAYMENT_PROVIDER: v.PAYMENT_PROVIDER ?? ("sandbox" as const),
+      BETTER_AUTH_SECRET: dev("BETTER_AUTH_SECRET"),
+      TICKET_SIGNING_SECRET: dev("TICKET_SIGNING_SECRET"),
+      SANDBOX_PSP_WEBHOOK_SECRET: dev("SANDBOX_PSP_WEBHOOK_SECRET"),
+    };
   });
+
+/**
+ * Local development: not production, and served from (and bound to) a loopback address.
+ * Only then do secrets fall back to built-in values.
+ */
+function isLocalDevelopment(v: { NODE_ENV: string; APP_URL: string; HOST?: string }): boolean {
+  return v.NODE_ENV !== "production" && isLoopbackHost(new URL(v.APP_URL).hostname) && (v.HOST === undefined || isLoopbackHost(v.HOST));
+}
 
 /** The validated environment. */
 export type Env = z.output<typeof schema>;

@@ -5,6 +5,7 @@
  */
 import { spawn } from "node:child_process";
 import { buildIfNeeded, clearRenderedPages } from "./lib/build";
+import { ensureRunSecrets } from "./lib/local-env";
 import { dropDatabase, ensureDatabase, runMigrations } from "@/db/migrate";
 import { seedDemo } from "@/db/seed";
 import { closeDb, db } from "@/lib/db";
@@ -20,7 +21,10 @@ Object.assign(process.env, {
   APP_URL: `http://127.0.0.1:${port}`,
   PORT: port,
   DEMO_ONSALE_DELAY_MINUTES: "5",
+  PAYMENT_PROVIDER: "sandbox",
 });
+// The production build refuses to start without secrets: random ones for this run.
+ensureRunSecrets();
 
 // A fresh start: the previous run's database and Redis keys go.
 await dropDatabase(databaseUrl);

@@ -103,7 +103,11 @@ if (!cfg.url) {
   process.env.DATABASE_URL = base.toString();
   process.env.REDIS_KEY_PREFIX = "onsale:";
   process.env.DATABASE_POOL_MAX ??= "4"; // the simulator's own look at the database (setup, the monitor, the checks)
-  process.env.BETTER_AUTH_SECRET ??= "stararena-onsale-simulation-secret-0123456789";
+  // This run's own secrets (random, in memory): the app instances, the worker and the
+  // simulator's signed session cookies share them. The sandbox PSP is the run's provider.
+  const { ensureRunSecrets } = await import("./lib/local-env");
+  ensureRunSecrets();
+  process.env.PAYMENT_PROVIDER = "sandbox";
 }
 const baseUrls = cfg.url ? [cfg.url] : Array.from({ length: Math.max(1, cfg.instances) }, (_, k) => `http://127.0.0.1:${cfg.port + k}`);
 const baseUrl = baseUrls[0]!;
@@ -179,7 +183,7 @@ async function prepareOwnServer(): Promise<void> {
   // 5, the simulator 4, leaving room for a running `npm start`. Under load a transaction holds
   // its connection across several event-loop turns, so the pool bounds the shop's throughput.
   const poolPerInstance = String(Math.max(4, Math.floor(78 / baseUrls.length)));
-  const childEnv = { ...process.env, NODE_ENV: "production", SANDBOX_PSP_ENABLED: "1", DATABASE_POOL_MAX: poolPerInstance } as NodeJS.ProcessEnv;
+  const childEnv = { ...process.env, NODE_ENV: "production", PAYMENT_PROVIDER: "sandbox", DATABASE_POOL_MAX: poolPerInstance } as NodeJS.ProcessEnv;
   // Several instances of the app, as behind a load balancer; each sends its sandbox PSP's webhooks to itself.
   for (const [k, url] of baseUrls.entries()) {
     const port = String(cfg.port + k);

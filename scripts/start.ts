@@ -1,28 +1,38 @@
 /**
  * `npm start`: brings StarArena up on this machine.
- *   1. validates the environment (lib/env.ts);
+ *   1. writes this machine's random secrets into .env.local the first time (and, for a
+ *      local demo, PAYMENT_PROVIDER=sandbox; scripts/lib/local-env.ts), then validates
+ *      the environment (lib/env.ts);
  *   2. makes sure Postgres and Redis answer (starting local servers when installed);
  *   3. creates the database if needed and applies the committed migrations;
  *   4. seeds the demo data when the database has no show yet;
  *   5. builds the app if the build is missing or stale;
- *   6. serves it (`next start`), or `next dev` with `--dev`.
+ *   6. serves it (`next start`), or `next dev` with `--dev`, on HOST (127.0.0.1 when
+ *      APP_URL is a loopback address, else 0.0.0.0).
  * Ctrl-C stops everything it started.
  */
 import { spawn } from "node:child_process";
 import { loadProjectEnv } from "./load-env";
 import { buildIfNeeded, clearRenderedPages } from "./lib/build";
+import { ensureLocalEnvFile } from "./lib/local-env";
 import { ensurePostgres, ensureRedis, ServiceUnavailableError } from "./lib/services";
 import { ensureDatabase, runMigrations } from "@/db/migrate";
 import { isEmpty, seedDemo } from "@/db/seed";
 import { closeDb, db } from "@/lib/db";
-import { env, EnvError } from "@/lib/env";
+import { env, EnvError, isLoopbackHost } from "@/lib/env";
 
 const dev = process.argv.includes("--dev");
 const log = (line: string) => console.log(line);
 
 async function prepare() {
   loadProjectEnv();
+  ensureLocalEnvFile({ log });
   const e = env();
+  log(
+    e.PAYMENT_PROVIDER === "sandbox"
+      ? "▶ payments: the built-in sandbox PSP (PAYMENT_PROVIDER=sandbox) — test payments, anyone can approve their own checkout"
+      : `▶ payments: ${e.PAYMENT_PROVIDER}`,
+  );
   log("▶ StarArena: checking services");
   await ensurePostgres(e.DATABASE_URL, log);
   if (!e.UPSTASH_REDIS_REST_URL) await ensureRedis(e.REDIS_URL, log);
@@ -46,8 +56,9 @@ async function prepare() {
 
 try {
   const e = await prepare();
-  log(`▶ serving on ${e.APP_URL} (port ${e.PORT})${dev ? " in development mode" : ""}`);
-  const app = spawn("npx", ["next", dev ? "dev" : "start", "-p", String(e.PORT)], { stdio: "inherit" });
+  const host = e.HOST ?? (isLoopbackHost(new URL(e.APP_URL).hostname) ? "127.0.0.1" : "0.0.0.0");
+  log(`▶ serving on ${e.APP_URL} (port ${e.PORT}, bound to ${host})${dev ? " in development mode" : ""}`);
+  const app = spawn("npx", ["next", dev ? "dev" : "start", "-p", String(e.PORT), "-H", host], { stdio: "inherit" });
   // The background worker: hold expiry, lost payments, ticket retries, reconciliation (or the outbox relay with Inngest).
   const worker = spawn("npx", ["tsx", "scripts/worker.ts"], { stdio: "inherit" });
   const stop = () => {

@@ -5,7 +5,8 @@ import { startLocalWorker } from "@/lib/jobs/worker";
 import { closeRedis } from "@/lib/redis";
 
 loadProjectEnv();
-const stop = startLocalWorker(db(), { intervalMs: Number(process.env.WORKER_INTERVAL_MS ?? 2_000) });
+// WORKER_INTERVAL_MS: sweep interval (2 s); RECONCILE_EVERY_MS: reconciliation, PSP ledger included (60 s).
+const stop = startLocalWorker(db(), { intervalMs: Number(process.env.WORKER_INTERVAL_MS ?? 2_000), reconcileEveryMs: Number(process.env.RECONCILE_EVERY_MS ?? 60_000) });
 const shutdown = async () => {
   await stop();
   await closeDb();

@@ -19,14 +19,15 @@
  * (that would let the same seat in twice).
  */
 import { createHash } from "node:crypto";
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
-import { eventSeats, events, lineItems, orders, orderTransitions, payments, priceLevels, seats, tickets, user } from "@/db/schema";
+import { and, asc, eq, sql } from "drizzle-orm";
+import { events, lineItems, orders, orderTransitions, payments, priceLevels, seats, tickets, user } from "@/db/schema";
 import { listOrderAdminActions, recordAdminAction, type AdminActionName, type AdminActionView } from "@/lib/admin/audit";
 import type { Db } from "@/lib/db";
 import { env } from "@/lib/env";
-import { reopenSoldSeats, type ReopenResult } from "@/lib/inventory/reopen";
+import type { ReopenResult } from "@/lib/inventory/reopen";
+import { endSoldOrder, reopenAfterEnd } from "@/lib/orders/end-sold";
 import { closePendingOrder } from "@/lib/orders/expiry";
-import { transitionOrder, transitionTicket, type OrderStatus, type TransitionCause } from "@/lib/orders/state-machine";
+import type { OrderStatus, TransitionCause } from "@/lib/orders/state-machine";
 import { PaymentProviderError } from "@/lib/payments/provider";
 import { refundPayment } from "@/lib/payments/refund";
 import { signTicketCode } from "@/lib/tickets/codes";
@@ -368,42 +369,19 @@ export async function refundOrder(db: Db, organizerId: string, orderId: string, 
   }));
 
   const done = await db.transaction(async (tx) => {
-    const [locked] = await tx.select().from(orders).where(eq(orders.id, orderId)).for("update");
-    if (!locked || (locked.status !== "paid" && locked.status !== "ticketed")) return null;
-    await transitionOrder(tx, orderId, locked.status, "refunded", cause);
-    let ticketsVoided = 0;
-    const tix = await tx.select().from(tickets).where(and(eq(tickets.orderId, orderId), inArray(tickets.status, ["valid", "used"]))).for("update");
-    for (const t of tix) if (await transitionTicket(tx, t, t.status, "void", cause)) ticketsVoided++;
-    const released = await tx
-      .update(lineItems)
-      .set({ status: "refunded" })
-      .where(and(eq(lineItems.orderId, orderId), eq(lineItems.status, "sold")))
-      .returning({ seatId: lineItems.seatId });
-    const seatIds = released.map((r) => r.seatId);
-    let labels: string[] = [];
-    if (seatIds.length > 0) {
-      await tx
-        .update(eventSeats)
-        .set({ status: "available" })
-        .where(and(eq(eventSeats.eventId, order.eventId), eq(eventSeats.status, "sold"), inArray(eventSeats.seatId, seatIds)));
-      labels = (await tx.select({ label: seats.label }).from(seats).where(inArray(seats.id, seatIds)).orderBy(asc(seats.ordinal))).map((s) => s.label);
-    }
+    const ended = await endSoldOrder(tx, orderId, "refunded", cause);
+    if (!ended) return null;
     await recordAdminAction(tx, {
       ...ctx,
       action: "refund",
-      detail: { outcome: "done", reason, from: locked.status, payments: refunded, ticketsVoided, seats: labels },
+      detail: { outcome: "done", reason, from: ended.from, payments: refunded, ticketsVoided: ended.ticketsVoided, seats: ended.seatsReleased },
     });
-    return { ticketsVoided, seatsReleased: labels };
+    return ended;
   });
   if (!done) return refuse(db, ctx, "refund", "already_refunded", "This order has just been refunded by someone else.");
 
-  let redis: RefundOutcome["redis"];
-  try {
-    redis = await reopenSoldSeats(order.eventId, order.holdId);
-  } catch (error) {
-    redis = { result: "error", message: error instanceof Error ? error.message : String(error) };
-  }
-  return { orderId, refunded, ...done, redis };
+  const redis = await reopenAfterEnd(done);
+  return { orderId, refunded, ticketsVoided: done.ticketsVoided, seatsReleased: done.seatsReleased, redis };
 }
 
 /** What {@link reissueTickets} did. */

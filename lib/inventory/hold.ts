@@ -20,6 +20,23 @@ export interface RedisHoldInput {
   expiresAt: Date;
   perFanLimit: number;
   request: HoldRequest;
+  /**
+   * The fan's admission slot, checked in the same Lua call: the waiting room's `slots`
+   * ZSET key (same hash tag as the inventory) and the position the admission token names.
+   * The slot must still be running, or the hold is refused ({@link SlotEndedError}).
+   * Omitted for holds no fan asked for (a late payment's re-claim).
+   */
+  slot?: { key: string; position: number };
+}
+
+/** The fan's admission slot has ended (left the queue, bought, or timed out): the token holds nothing (403). */
+export class SlotEndedError extends Error {
+  readonly status = 403;
+  readonly code = "slot_ended";
+  constructor() {
+    super("Your turn has ended (you left the queue, bought tickets, or your time ran out). Join the queue again to buy.");
+    this.name = "SlotEndedError";
+  }
 }
 
 const scripts = () => ({
@@ -33,17 +50,19 @@ const scripts = () => ({
  * Claims seats in Redis, all or nothing.
  * @returns the held ordinals, ascending.
  * @throws {SeatsTakenError} a requested seat is not free (or not on sale — the caller tells which);
- *   {NotEnoughSeatsError}; {FanLimitError}; {InventoryNotReadyError} when Redis has no inventory for the event.
+ *   {NotEnoughSeatsError}; {FanLimitError}; {InventoryNotReadyError} when Redis has no inventory for the event;
+ *   {SlotEndedError} when `slot` is given and no longer running.
  */
 export async function holdInRedis(input: RedisHoldInput): Promise<number[]> {
-  const { eventId, holdId, fanId, expiresAt, perFanLimit, request } = input;
+  const { eventId, holdId, fanId, expiresAt, perFanLimit, request, slot } = input;
+  const slotKeys = slot && slot.position > 0 ? [slot.key] : [];
   const keys = scriptKeys(eventId, holdId);
-  const common = [holdId, fanId, String(expiresAt.getTime()), String(perFanLimit)];
+  const common = [holdId, fanId, String(expiresAt.getTime()), String(perFanLimit), String(slotKeys.length ? slot!.position : 0)];
   const s = scripts();
   const reply =
     request.kind === "seats"
-      ? await s.seats.exec(keys, [...common, ...request.ordinals.map(String)])
-      : await s.best.exec([...keys, rowsKey(eventId, request.priceLevelId)], [...common, String(request.quantity)]);
+      ? await s.seats.exec([...keys, ...slotKeys], [...common, ...request.ordinals.map(String)])
+      : await s.best.exec([...keys, rowsKey(eventId, request.priceLevelId), ...slotKeys], [...common, String(request.quantity)]);
   const [status, ...rest] = reply.map(String);
   switch (status) {
     case "OK":
@@ -58,6 +77,8 @@ export async function holdInRedis(input: RedisHoldInput): Promise<number[]> {
       throw new NotEnoughSeatsError(request.kind === "best" ? request.quantity : 0, Number(rest[0]), true);
     case "NOT_READY":
       throw new InventoryNotReadyError();
+    case "NO_SLOT":
+      throw new SlotEndedError();
     default:
       throw new Error(`Unexpected hold reply from Redis: ${reply.join(" ")}`);
   }

@@ -14,11 +14,23 @@
  * Replies are arrays whose first element is a status word.
  */
 
-/** Shared prologue: parse common ARGV and check readiness and the per-fan limit. */
+/**
+ * Shared prologue: parse common ARGV and check readiness, the fan's admission slot and
+ * the per-fan limit. ARGV[5] is the queue position of the fan's admission token ('0': no
+ * check, e.g. a late payment's re-claim); then the LAST key is the waiting room's `slots`
+ * ZSET (same hash tag) and the slot must still be running (its score, the ms it frees, is
+ * in the future by Redis's clock): a token whose slot was freed — the fan left, bought or
+ * timed out — holds nothing (→ NO_SLOT).
+ */
 const PROLOGUE = `
 local meta, free, owner, fan, holds, holdKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 if redis.call('HGET', meta, 'ready') ~= '1' then return {'NOT_READY'} end
-local holdId, fanId, expires, limit = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+local holdId, fanId, expires, limit, slotPos = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
+if slotPos > 0 then
+  local untilMs = tonumber(redis.call('ZSCORE', KEYS[#KEYS], slotPos) or '0')
+  local t = redis.call('TIME')
+  if untilMs <= t[1] * 1000 + math.floor(t[2] / 1000) then return {'NO_SLOT'} end
+end
 if redis.call('EXISTS', holdKey) == 1 then return {'DUPLICATE_HOLD'} end
 local current = tonumber(redis.call('HGET', fan, fanId) or '0')
 `;
@@ -42,12 +54,12 @@ return reply
 
 /**
  * Hold explicit seats, all or nothing.
- * KEYS: meta free owner fan holds holdKey. ARGV: holdId fanId expiresMs limit ordinal…
- * → {'OK', ordinal…} | {'TAKEN', ordinal…} | {'FAN_LIMIT', current} | {'NOT_READY'} | {'DUPLICATE_HOLD'}
+ * KEYS: meta free owner fan holds holdKey [slots]. ARGV: holdId fanId expiresMs limit slotPosition ordinal…
+ * → {'OK', ordinal…} | {'TAKEN', ordinal…} | {'FAN_LIMIT', current} | {'NOT_READY'} | {'NO_SLOT'} | {'DUPLICATE_HOLD'}
  */
 export const HOLD_SEATS = `${PROLOGUE}
 local picked = {}
-for i = 5, #ARGV do picked[#picked + 1] = tonumber(ARGV[i]) end
+for i = 6, #ARGV do picked[#picked + 1] = tonumber(ARGV[i]) end
 if current + #picked > limit then return {'FAN_LIMIT', tostring(current)} end
 local taken = {'TAKEN'}
 for _, o in ipairs(picked) do
@@ -60,12 +72,12 @@ ${CLAIM}`;
  * Hold the best N free seats of one price level, together.
  * Rows are tried best first: N adjacent seats in one row; else N seats in one row;
  * else N seats in one section (adjacent rows). Never split across sections.
- * KEYS: meta free owner fan holds holdKey rows. ARGV: holdId fanId expiresMs limit N
- * → {'OK', ordinal…} | {'NOT_ENOUGH', freeInLevel} | {'NOT_TOGETHER', largestGroup} | {'FAN_LIMIT', current} | {'NOT_READY'}
+ * KEYS: meta free owner fan holds holdKey rows [slots]. ARGV: holdId fanId expiresMs limit slotPosition N
+ * → {'OK', ordinal…} | {'NOT_ENOUGH', freeInLevel} | {'NOT_TOGETHER', largestGroup} | {'FAN_LIMIT', current} | {'NOT_READY'} | {'NO_SLOT'}
  */
 export const HOLD_BEST_AVAILABLE = `${PROLOGUE}
 local rowsKey = KEYS[7]
-local n = tonumber(ARGV[5])
+local n = tonumber(ARGV[6])
 if current + n > limit then return {'FAN_LIMIT', tostring(current)} end
 local rows = redis.call('LRANGE', rowsKey, 0, -1)
 local parsed = {}

@@ -66,7 +66,10 @@ export function startLocalWorker(db: Db, opts: WorkerOptions = {}): () => Promis
     if (Date.now() - lastReconcile >= reconcileEveryMs) {
       lastReconcile = Date.now();
       const r = await reconcile(db);
-      if (r.redisRebuilt.length || r.ticketsWithoutPayment.length) log(`reconcile: ${JSON.stringify({ redisRebuilt: r.redisRebuilt, ticketsWithoutPayment: r.ticketsWithoutPayment })}`);
+      const ledger = r.ledger.filter((l) => l.capturesApplied + l.capturesVoided + l.refundsRecorded + l.refundsResent + l.unknown > 0 || l.errors.length > 0);
+      if (r.redisRebuilt.length || r.ticketsWithoutPayment.length || ledger.length) {
+        log(`reconcile: ${JSON.stringify({ redisRebuilt: r.redisRebuilt, ticketsWithoutPayment: r.ticketsWithoutPayment, ledger })}`);
+      }
     }
   }
 

@@ -48,7 +48,7 @@ export async function closePendingOrder(db: Db, orderId: string, to: "expired" |
       if (!provider) continue;
       const snapshot = await provider.retrievePayment(p.checkoutSessionId);
       if (snapshot.status === "captured") {
-        const outcome = await recordCapture(db, provider.name, snapshot, { ...cause, reason: `${cause.reason}: the PSP reports a capture` });
+        const outcome = await recordCapture(db, provider.name, snapshot, { ...cause, reason: `${cause.reason}: the PSP reports a capture` }, { confirmed: true });
         if (outcome === "paid" || outcome === "already_paid") return true;
       }
       if (snapshot.status === "declined") await recordDecline(db, provider.name, p.checkoutSessionId, cause);

@@ -7,20 +7,26 @@
 import { z } from "zod";
 import type { Db } from "@/lib/db";
 import { InventoryError } from "@/lib/inventory/errors";
+import { SlotEndedError, type HoldRequest } from "@/lib/inventory/hold";
 import { measureHold } from "@/lib/metrics/holds";
 import { placeOrder, type PlacedOrder } from "@/lib/orders/place-order";
-import type { HoldRequest } from "@/lib/inventory/hold";
 import { assertAdmitted } from "@/lib/waiting-room/admission";
 import { enforceLimit } from "@/lib/waiting-room/limits";
-import { extendSlot } from "@/lib/waiting-room/queue";
+import { admissionSlotKey, extendSlot } from "@/lib/waiting-room/queue";
 import { AdmissionTokenError } from "@/lib/waiting-room/token";
 
 /**
- * Holds seats for an admitted fan.
+ * Holds seats for an admitted fan. The admission token must be valid and its slot still
+ * running (checked inside the Redis claim); the same `idempotencyKey` returns the same order.
  * @param input.admissionToken the fan's token for this event (cookie or bearer), if any.
- * @throws {RateLimitedError} (429), {AdmissionTokenError} (401/403), {InventoryError} subclasses (4xx), {z.ZodError}.
+ * @param input.idempotencyKey the request's key (header or form nonce), if any.
+ * @throws {RateLimitedError} (429), {AdmissionTokenError} (401/403; `slot_ended` once the
+ *   fan's turn is over), {InventoryError} subclasses (4xx), {z.ZodError}.
  */
-export async function holdForFan(db: Db, input: { eventId: string; fanId: string; request: HoldRequest; admissionToken: string | undefined }): Promise<PlacedOrder> {
+export async function holdForFan(
+  db: Db,
+  input: { eventId: string; fanId: string; request: HoldRequest; admissionToken: string | undefined; idempotencyKey?: string },
+): Promise<PlacedOrder> {
   await enforceLimit("hold", input.fanId);
   const order = await measureHold(
     input.eventId,
@@ -29,7 +35,14 @@ export async function holdForFan(db: Db, input: { eventId: string; fanId: string
         eventId: input.eventId,
         fanId: input.fanId,
         request: input.request,
-        admission: (eventId, fanId) => assertAdmitted(eventId, fanId, input.admissionToken),
+        idempotencyKey: input.idempotencyKey,
+        admission: async (eventId, fanId) => {
+          const { position } = await assertAdmitted(eventId, fanId, input.admissionToken);
+          return { slot: { key: admissionSlotKey(eventId), position } };
+        },
+      }).catch((error: unknown) => {
+        if (error instanceof SlotEndedError) throw new AdmissionTokenError(error.message, 403, "slot_ended");
+        throw error;
       }),
     (error) => (error instanceof InventoryError || error instanceof AdmissionTokenError || error instanceof z.ZodError ? "refused" : "error"),
   );

@@ -14,7 +14,7 @@ import { FanLimitError, InventoryError, NotEnoughSeatsError, NotOnSaleError, Sea
 import { readHold, releaseInRedis } from "@/lib/inventory/hold";
 import { inventoryKeys } from "@/lib/inventory/keys";
 import { rebuildInventory } from "@/lib/inventory/rebuild";
-import { placeOrder } from "@/lib/orders/place-order";
+import { PendingOrderError, placeOrder } from "@/lib/orders/place-order";
 import { closeRedis, redis } from "@/lib/redis";
 import { makeFans, makeStudioShow } from "@/lib/testing/fixtures";
 
@@ -120,14 +120,27 @@ describe("best available", () => {
 });
 
 describe("per-fan limit (I6)", () => {
-  it("counts all of a fan's live holds, and holds under concurrency", async () => {
+  it("counts all of a fan's live seats, held and sold", async () => {
     const [fan] = await makeFans(db(), 1);
-    await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [0, 1, 2] } });
+    const first = await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [0, 1, 2] } });
     await expect(placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [3, 4] } })).rejects.toBeInstanceOf(FanLimitError);
-    const [other] = await makeFans(db(), 1);
-    const results = await settle(Array.from({ length: 10 }, (_, i) => placeOrder(db(), { eventId: show.eventId, fanId: other!, request: { kind: "seats", ordinals: [10 + i] } })));
-    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(4);
-    expect(reasons(results).every((e) => e instanceof FanLimitError)).toBe(true);
+    // Paid (sold) seats count too: with 3 sold, 1 more fits, 2 do not.
+    await db().update(orders).set({ status: "paid" }).where(eq(orders.id, first.orderId));
+    await db().update(lineItems).set({ status: "sold" }).where(eq(lineItems.orderId, first.orderId));
+    await expect(placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [3, 4] } })).rejects.toBeInstanceOf(FanLimitError);
+    await expect(placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [3] } })).resolves.toMatchObject({ seats: [{ ordinal: 3 }] });
+    expect(await liveSeats(show.eventId)).toBe(4);
+  });
+
+  it("10 concurrent holds by one fan: one order, the others refused, never over the limit", async () => {
+    const [fan] = await makeFans(db(), 1);
+    const results = await settle(Array.from({ length: 10 }, (_, i) => placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [10 + i] } })));
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    // Refused by Redis (the limit) or by Postgres (one pending order per fan and show).
+    expect(reasons(results).every((e) => e instanceof FanLimitError || e instanceof PendingOrderError)).toBe(true);
+    expect(await db().select().from(orders).where(eq(orders.fanId, fan!))).toHaveLength(1);
+    expect(Number(await redis().hget(inventoryKeys(show.eventId).fan, fan!))).toBe(1);
+    expect(await liveSeats(show.eventId)).toBe(1);
   });
 });
 

@@ -9,6 +9,13 @@
  *    gets a clear error, never a half-written order.
  * When Redis has lost the event's inventory (flush, failover) it is rebuilt from
  * Postgres once and the claim retried.
+ *
+ * Idempotent per request (docs/adr/0011): a hold request may carry an idempotency key;
+ * the same key from the same fan returns the order it made (`replayed`), never a second
+ * one. And a fan has at most one `pending_payment` order per show (the partial unique
+ * index `orders_one_pending_per_fan_uq`): a second hold while one waits for payment is
+ * refused with that order's id, so a double submit — with or without a key — leaves one
+ * order behind.
  */
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
@@ -16,7 +23,7 @@ import { eventSeats, events, lineItems, orders, orderTransitions, priceLevels, s
 import { uniqueViolation, type Db } from "@/lib/db";
 import { newId } from "@/lib/ids";
 import { FanLimitError, InventoryError, InventoryNotReadyError, NotOnSaleError, SeatsTakenError, UnknownSeatError } from "@/lib/inventory/errors";
-import { holdInRedis, releaseInRedis, type HoldRequest } from "@/lib/inventory/hold";
+import { holdInRedis, releaseInRedis, type HoldRequest, type RedisHoldInput } from "@/lib/inventory/hold";
 import { ensureInventory } from "@/lib/inventory/rebuild";
 import { enqueue } from "@/lib/outbox";
 import { cachedEvent } from "@/lib/events/cache";
@@ -45,6 +52,14 @@ export const holdRequestSchema = z.discriminatedUnion("kind", [
   }),
 ]);
 
+/**
+ * An idempotency key as a client sends it: 8–100 characters of letters, digits and
+ * `-_.:` (a UUID fits). Same key, same fan → the same order.
+ */
+export const idempotencyKeySchema = z
+  .string()
+  .regex(/^[A-Za-z0-9._:-]{8,100}$/, "An idempotency key is 8 to 100 letters, digits or - _ . : (a UUID will do)");
+
 /** A placed order, as the fan's browser needs it. Amounts in minor units. */
 export interface PlacedOrder {
   orderId: string;
@@ -53,26 +68,59 @@ export interface PlacedOrder {
   totalMinor: number;
   currency: string;
   seats: { ordinal: number; label: string; priceLevel: string; priceMinor: number }[];
+  /** True when this is the order an earlier request with the same idempotency key made. */
+  replayed?: boolean;
+}
+
+/** The fan already has an order waiting for payment for this show (409): pay for it or give it back first. */
+export class PendingOrderError extends InventoryError {
+  constructor(
+    readonly orderId: string,
+    ending: boolean,
+  ) {
+    super(
+      ending
+        ? "Your previous hold has just run out and its seats are being released. Try again in a few seconds."
+        : "You already have seats on hold for this show: pay for them, or give them back, before holding others.",
+      409,
+      ending ? "previous_hold_ending" : "order_pending",
+    );
+  }
+  /** Seconds a client should wait before retrying (an ending hold is settled by the sweep within seconds). */
+  get retryAfterSeconds(): number | undefined {
+    return this.code === "previous_hold_ending" ? 3 : undefined;
+  }
+}
+
+/** The idempotency key was used before, by this fan, for another show (422). */
+export class IdempotencyKeyReusedError extends InventoryError {
+  constructor() {
+    super("That idempotency key was already used for another request. Send a new key for a new hold.", 422, "idempotency_key_reused");
+  }
 }
 
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
 /**
- * Seam for the waiting room (issue 4): while a queue is active, every hold must carry a
- * valid admission token for this fan and event. Until then, a signed-in fan is enough.
+ * The waiting room's check, run before any seat is claimed: while a queue is active every
+ * hold carries a valid admission token for this fan and event. It may return the fan's
+ * admission slot, which the Redis claim then checks in the same call (a token whose slot
+ * was freed — the fan left, bought, or timed out — holds nothing).
  */
-export type AdmissionCheck = (eventId: string, fanId: string) => Promise<void>;
+export type AdmissionCheck = (eventId: string, fanId: string) => Promise<{ slot?: RedisHoldInput["slot"] } | void>;
 
 /**
  * Holds seats for a fan and records the order.
  * @param input.request explicit seat ordinals or best-available N in a price level (validated with {@link holdRequestSchema}).
+ * @param input.idempotencyKey the request's key ({@link idempotencyKeySchema}); the same key returns the same order.
  * @param input.now clock (tests).
  * @throws {InventoryError} subclasses with a fan-readable message: SeatsTakenError, NotEnoughSeatsError,
- *   FanLimitError, NotOnSaleError, UnknownSeatError, InventoryNotReadyError; {z.ZodError} for malformed requests.
+ *   FanLimitError, NotOnSaleError, UnknownSeatError, InventoryNotReadyError, PendingOrderError (409),
+ *   IdempotencyKeyReusedError (422); {SlotEndedError} (403); {z.ZodError} for malformed requests.
  */
 export async function placeOrder(
   db: Db,
-  input: { eventId: string; fanId: string; request: HoldRequest; now?: Date; admission?: AdmissionCheck },
+  input: { eventId: string; fanId: string; request: HoldRequest; now?: Date; admission?: AdmissionCheck; idempotencyKey?: string },
 ): Promise<PlacedOrder> {
   const request = holdRequestSchema.parse(input.request) as HoldRequest;
   const now = input.now ?? new Date();
@@ -82,32 +130,98 @@ export async function placeOrder(
   const event = cached?.event;
   if (!event || event.status !== "published") throw new NotOnSaleError("There is no such show on sale.", 404);
   if (event.onSaleAt > now) throw new NotOnSaleError("This show is not on sale yet.");
-  await input.admission?.(event.id, input.fanId);
+  const key = input.idempotencyKey === undefined ? undefined : idempotencyKeySchema.parse(input.idempotencyKey);
+  const admitted = (await input.admission?.(event.id, input.fanId)) ?? undefined;
   if (request.kind === "best" && !cached.priceLevelIds.has(request.priceLevelId)) {
     throw new InventoryError("That price level does not belong to this show.", 400, "unknown_price_level");
   }
 
   const holdId = newId("hld");
   const holdExpiresAt = new Date(now.getTime() + event.holdMinutes * 60_000);
-  const redisInput = { eventId: event.id, holdId, fanId: input.fanId, expiresAt: holdExpiresAt, perFanLimit: event.perFanLimit, request };
+  const redisInput: RedisHoldInput = { eventId: event.id, holdId, fanId: input.fanId, expiresAt: holdExpiresAt, perFanLimit: event.perFanLimit, request, slot: admitted?.slot };
   let ordinals: number[];
   try {
-    ordinals = await holdInRedis(redisInput);
+    try {
+      ordinals = await holdInRedis(redisInput);
+    } catch (error) {
+      if (!(error instanceof InventoryNotReadyError)) throw await explainTaken(db, event.id, event.venueId, error);
+      if (!(await ensureInventory(db, event.id))) throw error;
+      ordinals = await holdInRedis(redisInput).catch(async (e: unknown) => {
+        throw await explainTaken(db, event.id, event.venueId, e);
+      });
+    }
   } catch (error) {
-    if (!(error instanceof InventoryNotReadyError)) throw await explainTaken(db, event.id, event.venueId, error);
-    if (!(await ensureInventory(db, event.id))) throw error;
-    ordinals = await holdInRedis(redisInput).catch(async (e: unknown) => {
-      throw await explainTaken(db, event.id, event.venueId, e);
-    });
+    // A retry of a request that already succeeded usually finds its own seats taken (or the
+    // fan at the limit): answer with the order it made. Only refusals pay for these reads.
+    const earlier = key ? await keyedOrder(db, input.fanId, key) : null;
+    if (earlier) return replay(db, earlier, event.id);
+    throw error instanceof FanLimitError ? await explainFanLimit(db, event, input.fanId, request, error) : error;
   }
 
   try {
-    return await db.transaction((tx) => writeOrder(tx, { event, fanId: input.fanId, holdId, holdExpiresAt, ordinals }));
+    return await db.transaction((tx) => writeOrder(tx, { event, fanId: input.fanId, holdId, holdExpiresAt, ordinals, idempotencyKey: key }));
   } catch (error) {
     await releaseInRedis(event.id, holdId);
-    if (uniqueViolation(error) === "line_items_live_seat_uq") throw new SeatsTakenError(ordinals);
+    const violated = uniqueViolation(error);
+    if (violated === "line_items_live_seat_uq") throw new SeatsTakenError(ordinals);
+    if (violated === "orders_fan_idempotency_uq" || violated === "orders_one_pending_per_fan_uq") {
+      // A concurrent request with the same key won (a double submit), or the fan has another hold.
+      const earlier = key ? await keyedOrder(db, input.fanId, key) : null;
+      if (earlier) return replay(db, earlier, event.id);
+      if (violated === "orders_fan_idempotency_uq") throw new IdempotencyKeyReusedError();
+      const [pending] = await db
+        .select({ id: orders.id, holdExpiresAt: orders.holdExpiresAt })
+        .from(orders)
+        .where(and(eq(orders.eventId, event.id), eq(orders.fanId, input.fanId), eq(orders.status, "pending_payment")));
+      if (pending) throw new PendingOrderError(pending.id, pending.holdExpiresAt <= now);
+    }
     throw error;
   }
+}
+
+/**
+ * A FAN_LIMIT from Redis while the fan's own pending order plus this request would fit the
+ * limit means concurrent requests of the same fan (a double submit): say that the fan has
+ * a hold already, rather than a limit they have not reached.
+ */
+async function explainFanLimit(db: Db, event: typeof events.$inferSelect, fanId: string, request: HoldRequest, error: FanLimitError): Promise<Error> {
+  const wanted = request.kind === "seats" ? request.ordinals.length : request.quantity;
+  const [pending] = await db
+    .select({ id: orders.id, holdExpiresAt: orders.holdExpiresAt, seats: sql<number>`(select count(*)::int from line_items li where li.order_id = "orders"."id")` })
+    .from(orders)
+    .where(and(eq(orders.eventId, event.id), eq(orders.fanId, fanId), eq(orders.status, "pending_payment")));
+  if (pending && pending.seats + wanted <= event.perFanLimit) return new PendingOrderError(pending.id, pending.holdExpiresAt <= new Date());
+  return error;
+}
+
+/** The fan's order made under `key`, or null. */
+async function keyedOrder(db: Db, fanId: string, key: string): Promise<{ id: string; eventId: string } | null> {
+  const [row] = await db.select({ id: orders.id, eventId: orders.eventId }).from(orders).where(and(eq(orders.fanId, fanId), eq(orders.idempotencyKey, key)));
+  return row ?? null;
+}
+
+/** The earlier order, as {@link placeOrder} answered it the first time. @throws {IdempotencyKeyReusedError} when it is another show's. */
+async function replay(db: Db, earlier: { id: string; eventId: string }, eventId: string): Promise<PlacedOrder> {
+  if (earlier.eventId !== eventId) throw new IdempotencyKeyReusedError();
+  const [[order], rows] = await Promise.all([
+    db.select().from(orders).where(eq(orders.id, earlier.id)),
+    db
+      .select({ ordinal: seats.ordinal, label: seats.label, level: priceLevels.name, priceMinor: lineItems.priceMinor })
+      .from(lineItems)
+      .innerJoin(seats, eq(lineItems.seatId, seats.id))
+      .innerJoin(priceLevels, eq(lineItems.priceLevelId, priceLevels.id))
+      .where(eq(lineItems.orderId, earlier.id))
+      .orderBy(seats.ordinal),
+  ]);
+  return {
+    orderId: order!.id,
+    holdId: order!.holdId,
+    holdExpiresAt: order!.holdExpiresAt,
+    totalMinor: order!.totalMinor,
+    currency: order!.currency,
+    seats: rows.map((r) => ({ ordinal: r.ordinal, label: r.label, priceLevel: r.level, priceMinor: r.priceMinor })),
+    replayed: true,
+  };
 }
 
 /** A TAKEN reply may name seats that are simply not for sale in this show: say which. */
@@ -125,7 +239,7 @@ async function explainTaken(db: Db, eventId: string, venueId: string, error: unk
 
 async function writeOrder(
   tx: Tx,
-  p: { event: typeof events.$inferSelect; fanId: string; holdId: string; holdExpiresAt: Date; ordinals: number[] },
+  p: { event: typeof events.$inferSelect; fanId: string; holdId: string; holdExpiresAt: Date; ordinals: number[]; idempotencyKey?: string },
 ): Promise<PlacedOrder> {
   // One round trip for the reads: postgres.js pipelines queries sent together on the
   // transaction's connection, and Postgres runs them in order (the recount after the lock).
@@ -161,7 +275,7 @@ async function writeOrder(
   // reference it). A refused line item (I1: the seat is live in another order) fails the
   // transaction; its error is the first to come back, so the caller sees the unique violation.
   await Promise.all([
-    tx.insert(orders).values({ id: orderId, eventId: p.event.id, fanId: p.fanId, holdId: p.holdId, holdExpiresAt: p.holdExpiresAt, totalMinor, currency }),
+    tx.insert(orders).values({ id: orderId, eventId: p.event.id, fanId: p.fanId, holdId: p.holdId, holdExpiresAt: p.holdExpiresAt, totalMinor, currency, idempotencyKey: p.idempotencyKey ?? null }),
     tx.insert(lineItems).values(rows.map((r) => ({ orderId, eventId: p.event.id, seatId: r.seatId, priceLevelId: r.levelId, priceMinor: r.priceMinor, currency: r.currency }))),
     tx
       .update(eventSeats)

@@ -19,7 +19,9 @@ const ALLOWED = new Set([
   "pending_payment>cancelled",
   "paid>ticketed",
   "paid>refunded",
+  "paid>cancelled",
   "ticketed>refunded",
+  "ticketed>cancelled",
   "expired>paid",
 ]);
 
@@ -35,7 +37,9 @@ afterAll(async () => {
 
 async function orderIn(status: OrderStatus): Promise<string> {
   const id = newId("ord");
-  await db().insert(orders).values({ id, eventId, fanId, status, holdId: newId("hld"), holdExpiresAt: new Date(), totalMinor: 100, currency: "EUR" });
+  // A fan of its own per order: a fan may have only one pending order per show.
+  const [owner] = status === "pending_payment" ? await makeFans(db(), 1) : [fanId];
+  await db().insert(orders).values({ id, eventId, fanId: owner!, status, holdId: newId("hld"), holdExpiresAt: new Date(), totalMinor: 100, currency: "EUR" });
   return id;
 }
 

@@ -16,21 +16,29 @@ export type OrderStatus = (typeof orders.$inferSelect)["status"];
 export type PaymentStatus = (typeof payments.$inferSelect)["status"];
 export type TicketStatus = (typeof tickets.$inferSelect)["status"];
 
-/** Allowed order transitions. `expired → paid` is a late payment whose seats could be re-claimed. */
+/**
+ * Allowed order transitions. `expired → paid` is a late payment whose seats could be
+ * re-claimed. `paid | ticketed → cancelled`: the PSP has no record of the capture the
+ * order was paid with (reconciliation voids it, docs/adr/0010).
+ */
 export const ORDER_TRANSITIONS: Record<OrderStatus, readonly OrderStatus[]> = {
   pending_payment: ["paid", "expired", "cancelled"],
-  paid: ["ticketed", "refunded"],
-  ticketed: ["refunded"],
+  paid: ["ticketed", "refunded", "cancelled"],
+  ticketed: ["refunded", "cancelled"],
   expired: ["paid"],
   cancelled: [],
   refunded: [],
 };
 
-/** Allowed payment transitions. */
+/**
+ * Allowed payment transitions. `captured → cancelled`: a capture believed from a webhook
+ * that the PSP's own records do not have (docs/adr/0010); should the PSP capture it after
+ * all, `cancelled → captured` applies it as a late payment.
+ */
 export const PAYMENT_TRANSITIONS: Record<PaymentStatus, readonly PaymentStatus[]> = {
   created: ["pending", "captured", "declined", "cancelled"],
   pending: ["captured", "declined", "cancelled"],
-  captured: ["refunded"],
+  captured: ["refunded", "cancelled"],
   declined: ["captured"],
   cancelled: ["captured"],
   refunded: [],
@@ -90,7 +98,7 @@ export async function transitionPayment(
   from: PaymentStatus,
   to: PaymentStatus,
   cause: TransitionCause,
-  extra: Partial<Pick<typeof payments.$inferInsert, "providerPaymentId" | "capturedAt" | "refundedAt">> = {},
+  extra: Partial<Pick<typeof payments.$inferInsert, "providerPaymentId" | "capturedAt" | "refundedAt" | "ledgerConfirmedAt">> = {},
 ): Promise<boolean> {
   if (!PAYMENT_TRANSITIONS[from].includes(to)) throw new ForbiddenTransitionError("payment", from, to);
   const changed = await tx

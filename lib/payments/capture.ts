@@ -1,10 +1,12 @@
 /**
  * What happens when the PSP says money was taken — from a webhook, from the fan's
- * browser returning, or from an active query. All three call {@link recordCapture};
- * guarded transitions make the first one win and the others no-ops.
+ * browser returning, from an active query, or from the PSP's ledger. All of them call
+ * {@link recordCapture}; guarded transitions make the first one win and the others no-ops.
  *
- * Never trusts the PSP's amount: a capture whose amount or currency differs from the
- * order is not marked paid and is recorded as a discrepancy.
+ * Believed only for a checkout the app created, for that checkout's order, amount and
+ * currency: anything else is not marked paid and is recorded as a discrepancy. A capture
+ * known from a webhook alone is not yet *confirmed*: reconciliation checks it against
+ * the PSP's ledger (lib/reconciliation/ledger.ts) and voids it if the PSP does not have it.
  */
 import { and, eq, inArray, ne } from "drizzle-orm";
 import { eventSeats, lineItems, orders, payments } from "@/db/schema";
@@ -29,13 +31,24 @@ export type CaptureOutcome =
   | "late_payment" // the order had expired or was cancelled: seats re-claimed, or the payment refunded
   | "double_capture"; // the order was already paid by another payment: this one refunded
 
+/** Options of {@link recordCapture}. */
+export interface CaptureOptions {
+  /**
+   * The snapshot comes from the PSP's own records (an active query or its ledger), not
+   * from a webhook: the payment is marked confirmed (`ledger_confirmed_at`) at once.
+   */
+  confirmed?: boolean;
+}
+
 /**
  * Records a captured payment and, when it is the order's, pays the order, confirms the
- * hold in Redis and issues the tickets.
+ * hold in Redis and issues the tickets. A capture for an order that ended meanwhile
+ * (expired, cancelled, refunded) is a late payment: re-claimed or refunded
+ * (./late-payment.ts).
  * @param provider the PSP's name ("sandbox", "stripe").
  * @param snapshot the PSP's view; its status must be "captured".
  */
-export async function recordCapture(db: Db, provider: string, snapshot: PaymentSnapshot, cause: TransitionCause): Promise<CaptureOutcome> {
+export async function recordCapture(db: Db, provider: string, snapshot: PaymentSnapshot, cause: TransitionCause, opts: CaptureOptions = {}): Promise<CaptureOutcome> {
   // Only a real capture counts: a signed message claiming one without a payment is not money.
   if (snapshot.status !== "captured" || !snapshot.paymentId) return "not_captured";
   const payment = await db.query.payments.findFirst({ where: and(eq(payments.provider, provider), eq(payments.checkoutSessionId, snapshot.checkoutSessionId)) });
@@ -67,11 +80,15 @@ export async function recordCapture(db: Db, provider: string, snapshot: PaymentS
   const outcome = await db.transaction(async (tx): Promise<CaptureOutcome> => {
     const locked = (await tx.select().from(orders).where(eq(orders.id, order.id)).for("update"))[0]!;
     const current = (await tx.select().from(payments).where(eq(payments.id, payment.id)).for("update"))[0]!;
+    const confirmedAt = opts.confirmed ? new Date() : null;
     if (current.status !== "captured" && current.status !== "refunded") {
       await transitionPayment(tx, current, current.status, "captured", cause, {
         providerPaymentId: snapshot.paymentId,
         capturedAt: snapshot.capturedAt ?? new Date(),
+        ledgerConfirmedAt: confirmedAt,
       });
+    } else if (current.status === "captured" && confirmedAt && !current.ledgerConfirmedAt) {
+      await tx.update(payments).set({ ledgerConfirmedAt: confirmedAt }).where(eq(payments.id, current.id));
     }
     if (locked.status === "pending_payment") {
       await transitionOrder(tx, order.id, "pending_payment", "paid", cause);
@@ -89,7 +106,7 @@ export async function recordCapture(db: Db, provider: string, snapshot: PaymentS
       await enqueue(tx, "order/paid", { orderId: order.id, eventId: order.eventId }, `order/paid:${order.id}`);
       return "paid";
     }
-    if (locked.status === "paid" || locked.status === "ticketed" || locked.status === "refunded") {
+    if (locked.status === "paid" || locked.status === "ticketed") {
       const other = await tx
         .select({ id: payments.id })
         .from(payments)
@@ -108,6 +125,7 @@ export async function recordCapture(db: Db, provider: string, snapshot: PaymentS
       }
       return "already_paid";
     }
+    // expired, cancelled or refunded: the order stopped waiting for this money.
     return "late_payment";
   });
 

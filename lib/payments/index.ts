@@ -1,11 +1,13 @@
 /**
- * The app's payment providers by name. "sandbox" is the built-in test PSP (default);
+ * The app's payment providers by name. "sandbox" is the built-in test PSP (the default
+ * outside production; lib/payments/sandbox/switch.ts);
  * "stripe" needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET. Webhooks arrive at
  * /api/payments/webhooks/<name>.
  */
 import { env } from "@/lib/env";
 import type { PaymentProvider } from "@/lib/payments/provider";
 import { SandboxProvider } from "@/lib/payments/sandbox/provider";
+import { sandboxEnabled } from "@/lib/payments/sandbox/switch";
 import { StripeProvider } from "@/lib/payments/stripe";
 
 const cache = new Map<string, PaymentProvider>();
@@ -25,7 +27,7 @@ export function paymentProvider(name?: string): PaymentProvider | null {
   let created: PaymentProvider | null = null;
   // The sandbox PSP exists only where it is the configured provider: in production with
   // Stripe, nobody can pay (or sign webhooks) through it.
-  if (wanted === "sandbox" && e.PAYMENT_PROVIDER === "sandbox") created = new SandboxProvider();
+  if (wanted === "sandbox" && sandboxEnabled()) created = new SandboxProvider();
   if (wanted === "stripe" && e.STRIPE_SECRET_KEY && e.STRIPE_WEBHOOK_SECRET) {
     created = new StripeProvider({ secretKey: e.STRIPE_SECRET_KEY, webhookSecret: e.STRIPE_WEBHOOK_SECRET });
   }

@@ -56,6 +56,32 @@ export interface PaymentEvent {
   raw: unknown;
 }
 
+/**
+ * One payment as the PSP's own ledger records it: money it captured for a checkout, and
+ * whether it gave the money back. Reconciliation compares these with the app's payments,
+ * orders and tickets in both directions (lib/reconciliation/ledger.ts, docs/adr/0010).
+ * Amounts in minor units, currency ISO 4217 upper case.
+ */
+export interface LedgerEntry {
+  checkoutSessionId: string;
+  /** The app's order id as the PSP recorded it when the checkout was created ("" if it does not say). */
+  orderId: string;
+  /** The PSP's payment id (Stripe PaymentIntent pi_…, sandbox sbx_pay_…). */
+  paymentId: string;
+  amountMinor: number;
+  currency: string;
+  capturedAt: Date;
+  /** When the PSP refunded it in full; null while it keeps the money. */
+  refundedAt: Date | null;
+  refundId: string | null;
+}
+
+/** A ledger window: captures or refunds at or after `from` and before `to`. */
+export interface LedgerWindow {
+  from: Date;
+  to: Date;
+}
+
 /** Raised when a webhook's signature does not verify (the route answers 401). */
 export class WebhookSignatureError extends Error {
   constructor(message = "Webhook signature did not verify") {
@@ -96,4 +122,11 @@ export interface PaymentProvider {
    * @throws {PaymentProviderError}
    */
   refund(paymentId: string, opts: { amountMinor: number; currency: string; reason: string; idempotencyKey: string }): Promise<{ refundId: string }>;
+  /**
+   * The PSP's ledger for a window: every payment captured or refunded in it, from the PSP's
+   * own records (all pages). An entry whose capture is older than the window appears when
+   * its refund falls inside it.
+   * @throws {PaymentProviderError}
+   */
+  listLedger(window: LedgerWindow): Promise<LedgerEntry[]>;
 }

@@ -19,6 +19,8 @@ import {
   WebhookSignatureError,
   type CheckoutRequest,
   type CheckoutSession,
+  type LedgerEntry,
+  type LedgerWindow,
   type PaymentEvent,
   type PaymentProvider,
   type PaymentSnapshot,
@@ -106,6 +108,9 @@ export function stripeSessionExpiryCandidates(holdExpiresAt: Date, now: Date = n
   const padded = toSeconds(Math.max(hold + STRIPE_MIN_SESSION_LIFETIME_MS + STRIPE_SESSION_EXPIRY_SLACK_MS, floor));
   return hold >= floor ? [exact, padded] : [padded, exact];
 }
+
+/** A Checkout Session takes payment within its life, at most 24 h after its creation (seconds). */
+const SESSION_LIFETIME_SECONDS = STRIPE_MAX_SESSION_LIFETIME_MS / 1000;
 
 /** The fields of an SDK error this module reads (every `Stripe.errors.StripeError` has them). */
 interface StripeErrorLike {
@@ -502,6 +507,82 @@ export class StripeProvider implements PaymentProvider {
       throw new PaymentProviderError(`Stripe refund ${refund.id} for ${paymentId} is ${refund.status}`, false);
     }
     return { refundId: refund.id };
+  }
+
+  /**
+   * The ledger for a window, from Stripe's list APIs (every page, 100 at a time):
+   * 1. Checkout Sessions created from 24 h before the window (a session takes payment
+   *    within its life) until its end, `status: complete`, with the payment intent and its
+   *    latest charge expanded; a paid one whose charge was captured in the window is an entry;
+   * 2. Refunds created in the window (succeeded or pending): their payment is an entry
+   *    with `refundedAt`, looked up by payment intent when its capture is older.
+   * A charge Stripe reports fully refunded is never listed as kept money, even when its
+   * refund is outside the window (its `refundedAt` is then the capture time).
+   * @throws {PaymentProviderError}
+   */
+  async listLedger(window: LedgerWindow): Promise<LedgerEntry[]> {
+    const from = Math.floor(window.from.getTime() / 1000);
+    const to = Math.ceil(window.to.getTime() / 1000);
+    const byIntent = new Map<string, LedgerEntry>();
+    const entryOf = (session: Stripe.Checkout.Session): LedgerEntry | null => {
+      if (session.payment_status !== "paid") return null;
+      const intent = typeof session.payment_intent === "object" ? session.payment_intent : null;
+      const paymentId = idOf(session.payment_intent);
+      const charge = intent && typeof intent.latest_charge === "object" ? intent.latest_charge : null;
+      if (!paymentId) return null;
+      const capturedAt = fromUnixSeconds(charge?.created ?? session.created);
+      return {
+        checkoutSessionId: session.id,
+        orderId: sessionOrderId(session),
+        paymentId,
+        ...sessionMoney(session),
+        capturedAt,
+        refundedAt: charge?.refunded ? capturedAt : null,
+        refundId: null,
+      };
+    };
+    const expand = ["data.payment_intent", "data.payment_intent.latest_charge"];
+    try {
+      let startingAfter: string | undefined;
+      do {
+        const page = await this.stripe.checkout.sessions.list({
+          created: { gte: from - SESSION_LIFETIME_SECONDS, lt: to },
+          status: "complete",
+          limit: 100,
+          expand,
+          ...(startingAfter ? { starting_after: startingAfter } : {}),
+        });
+        for (const session of page.data) {
+          const entry = entryOf(session);
+          const at = entry ? entry.capturedAt.getTime() / 1000 : NaN;
+          if (entry && at >= from && at < to) byIntent.set(entry.paymentId, entry);
+        }
+        startingAfter = page.has_more ? page.data.at(-1)?.id : undefined;
+      } while (startingAfter);
+
+      startingAfter = undefined;
+      do {
+        const page = await this.stripe.refunds.list({ created: { gte: from, lt: to }, limit: 100, ...(startingAfter ? { starting_after: startingAfter } : {}) });
+        for (const refund of page.data) {
+          const paymentId = idOf(refund.payment_intent);
+          if (!paymentId || (refund.status !== "succeeded" && refund.status !== "pending")) continue;
+          let entry = byIntent.get(paymentId);
+          if (!entry) {
+            const found = await this.stripe.checkout.sessions.list({ payment_intent: paymentId, limit: 1, expand });
+            const e = found.data[0] ? entryOf(found.data[0]) : null;
+            if (!e) continue;
+            entry = e;
+            byIntent.set(paymentId, entry);
+          }
+          entry.refundedAt = fromUnixSeconds(refund.created);
+          entry.refundId = refund.id;
+        }
+        startingAfter = page.has_more ? page.data.at(-1)?.id : undefined;
+      } while (startingAfter);
+    } catch (error) {
+      throw toPaymentProviderError(error, "ledger list");
+    }
+    return [...byIntent.values()];
   }
 
   /** The id of a succeeded (preferred) or pending refund of `paymentId`, or null. */

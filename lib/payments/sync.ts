@@ -22,7 +22,7 @@ export async function syncOrderPayment(db: Db, orderId: string, cause: Transitio
   const provider = paymentProvider(payment.provider);
   if (!provider) return "none";
   const snapshot = await provider.retrievePayment(payment.checkoutSessionId);
-  if (snapshot.status === "captured") return recordCapture(db, provider.name, snapshot, cause);
+  if (snapshot.status === "captured") return recordCapture(db, provider.name, snapshot, cause, { confirmed: true });
   if (snapshot.status === "declined") {
     await recordDecline(db, provider.name, payment.checkoutSessionId, cause);
     return "declined";

@@ -1,9 +1,12 @@
 /**
  * Discrepancies: mismatches between what we expected and what happened (a webhook
  * whose amount differs from the order, a payment for an unknown checkout, a late or
- * double capture…), stored for the organizer dashboard with the action taken.
- * Recording is idempotent per `key`: the same finding is stored once.
+ * double capture, a capture the PSP's ledger does not have…), stored for the organizer
+ * dashboard with the action taken.
+ * Recording is idempotent per `key`: the same finding is stored once (or, with
+ * `update`, brought up to date when its outcome changes).
  */
+import { eq, sql } from "drizzle-orm";
 import { discrepancies } from "@/db/schema";
 import type { Db } from "@/lib/db";
 
@@ -17,20 +20,53 @@ export type DiscrepancyKind =
   | "double_capture"
   | "capture_on_closed_order"
   | "redis_drift"
-  | "tickets_without_payment";
+  | "tickets_without_payment"
+  /** The PSP's ledger has a capture the app did not know about (or thought cancelled): applied. */
+  | "capture_found_in_ledger"
+  /** The app marked a payment captured that the PSP does not have: tickets voided. */
+  | "capture_missing_at_psp"
+  /** The PSP refunded a payment the app thought kept: recorded, the order ended. */
+  | "refunded_at_psp"
+  /** The app recorded a refund the PSP has not made: the refund was sent again. */
+  | "refund_missing_at_psp";
+
+/** The stored id of a discrepancy key (ids are bounded: keys from outside can be long). */
+export const discrepancyId = (key: string) => `dsc_${key}`.slice(0, 120);
 
 /**
  * Records a discrepancy once per `key`.
- * @returns true when it was recorded now, false when it already existed.
+ * @param d.update when the key exists already, overwrite its detail, action and status
+ *   (a finding whose outcome changed, e.g. a refund that was pending and is now made).
+ * @returns true when it was recorded (or updated) now, false when it already existed.
  */
 export async function recordDiscrepancy(
   tx: Tx,
-  d: { key: string; kind: DiscrepancyKind; eventId?: string | null; orderId?: string | null; detail: Record<string, unknown>; action: string; status?: "open" | "repaired" | "needs_attention" },
+  d: {
+    key: string;
+    kind: DiscrepancyKind;
+    eventId?: string | null;
+    orderId?: string | null;
+    detail: Record<string, unknown>;
+    action: string;
+    status?: "open" | "repaired" | "needs_attention";
+    update?: boolean;
+  },
 ): Promise<boolean> {
-  const inserted = await tx
-    .insert(discrepancies)
-    .values({ id: `dsc_${d.key}`.slice(0, 120), kind: d.kind, eventId: d.eventId ?? null, orderId: d.orderId ?? null, detail: d.detail, action: d.action, status: d.status ?? "open" })
-    .onConflictDoNothing({ target: discrepancies.id })
-    .returning({ id: discrepancies.id });
+  const values = { id: discrepancyId(d.key), kind: d.kind, eventId: d.eventId ?? null, orderId: d.orderId ?? null, detail: d.detail, action: d.action, status: d.status ?? "open" };
+  const insert = tx.insert(discrepancies).values(values);
+  const inserted = d.update
+    ? await insert
+        .onConflictDoUpdate({
+          target: discrepancies.id,
+          set: { detail: values.detail, action: values.action, status: values.status, resolvedAt: values.status === "repaired" ? sql`now()` : null },
+        })
+        .returning({ id: discrepancies.id })
+    : await insert.onConflictDoNothing({ target: discrepancies.id }).returning({ id: discrepancies.id });
   return inserted.length === 1;
+}
+
+/** The discrepancy recorded under `key`, or null. */
+export async function findDiscrepancy(tx: Tx, key: string) {
+  const [row] = await tx.select().from(discrepancies).where(eq(discrepancies.id, discrepancyId(key)));
+  return row ?? null;
 }

@@ -1,16 +1,23 @@
 /**
- * The invariant checker (DESIGN.md I1–I6), read from the database and Redis. Returns
- * counts of violations; zero everywhere is the goal the tests and the simulator assert.
+ * The invariant checker (DESIGN.md I1–I6), read from the database, Redis and the PSP's
+ * own records. Returns counts of violations; zero everywhere is the goal the tests and
+ * the simulator assert.
+ *
+ * I2–I4 are computed twice: from the app's rows, and against the PSP's ledger
+ * (PaymentProvider.listLedger — for the sandbox its own schema, for Stripe its list APIs),
+ * so money the app forgot or believed wrongly is counted too (docs/adr/0010).
  *
  * Some states are legitimately in flight (a hold not yet expired, a payment just
  * captured and not yet ticketed); `graceMs` excludes things younger than that, so the
  * checker is meant to run after the sweeps have had a chance to converge.
  */
 import { inArray, sql } from "drizzle-orm";
-import { orders } from "@/db/schema";
+import { orders, payments } from "@/db/schema";
 import type { Db } from "@/lib/db";
 import { holdKey, inventoryKeys } from "@/lib/inventory/keys";
 import { IN_FLIGHT_HOLD_MS } from "@/lib/inventory/rebuild";
+import type { LedgerEntry } from "@/lib/payments/provider";
+import { LEDGER_EVENT_WINDOW_MS, ledgerProviders, ledgerWindow } from "@/lib/reconciliation/ledger";
 import { redis } from "@/lib/redis";
 
 /** Violation counts per invariant. */
@@ -30,6 +37,31 @@ export interface InvariantReport {
   holdsNotEnded: number;
   /** I6: fans with more live seats than the show's per-fan limit. */
   overFanLimit: number;
+  /** I2 against the PSP: money the PSP holds (captured, not refunded) for an order of ours that is not ticketed. */
+  pspCapturedWithoutTickets: number;
+  /** I3 against the PSP: orders for which the PSP holds more than one capture. */
+  pspDoubleCharged: number;
+  /** I4 against the PSP: orders with live tickets for which the PSP holds no money. */
+  pspTicketsWithoutCapture: number;
+}
+
+/** A ledger entry with the provider that listed it. */
+export type ProviderLedgerEntry = LedgerEntry & { provider: string };
+
+/**
+ * The PSP's records of one event's payments (from its creation on), or of every event's
+ * over the last week, from every configured provider.
+ * @throws {PaymentProviderError} when a ledger cannot be listed.
+ */
+export async function loadLedger(db: Db, opts: { eventId?: string; now?: Date } = {}): Promise<ProviderLedgerEntry[]> {
+  const out: ProviderLedgerEntry[] = [];
+  for (const provider of ledgerProviders()) {
+    const window = opts.eventId
+      ? await ledgerWindow(db, provider.name, opts)
+      : { from: new Date(Date.now() - LEDGER_EVENT_WINDOW_MS), to: new Date(Math.max(opts.now?.getTime() ?? 0, Date.now()) + 1_000) };
+    for (const e of await provider.listLedger(window)) out.push({ ...e, provider: provider.name });
+  }
+  return out;
 }
 
 const count = async (db: Db, query: ReturnType<typeof sql>) => Number(((await db.execute(query)) as unknown as { n: number }[])[0]?.n ?? 0);
@@ -37,8 +69,9 @@ const count = async (db: Db, query: ReturnType<typeof sql>) => Number(((await db
 /**
  * Checks every invariant for one event (or all events).
  * @param opts.graceMs in-flight allowance (default 60 s).
+ * @param opts.ledger the PSP's records to check I2–I4 against (default: {@link loadLedger}).
  */
-export async function checkInvariants(db: Db, opts: { eventId?: string; graceMs?: number; now?: Date } = {}): Promise<InvariantReport> {
+export async function checkInvariants(db: Db, opts: { eventId?: string; graceMs?: number; now?: Date; ledger?: ProviderLedgerEntry[] } = {}): Promise<InvariantReport> {
   const now = opts.now ?? new Date();
   const cutoff = new Date(now.getTime() - (opts.graceMs ?? 60_000)).toISOString();
   const evt = opts.eventId ? sql`and o.event_id = ${opts.eventId}` : sql``;
@@ -80,9 +113,57 @@ export async function checkInvariants(db: Db, opts: { eventId?: string; graceMs?
             select o.fan_id from line_items li join orders o on o.id = li.order_id join events e on e.id = o.event_id
             where li.status in ('held','sold') ${evt} group by o.event_id, o.fan_id, e.per_fan_limit having count(*) > e.per_fan_limit) x`,
     ),
+    ...(await pspSide(db, opts.ledger ?? (await loadLedger(db, opts)), { eventId: opts.eventId, cutoff: new Date(cutoff), now })),
   };
   report.redisMismatches = await redisMismatches(db, opts.eventId);
   return report;
+}
+
+/**
+ * I2–I4 against the PSP's records. Each ledger entry is matched to our order by its
+ * checkout (our payment row), else by the order id the PSP recorded; entries for no order
+ * of ours are not StarArena's money and are left out (reconciliation records them).
+ * Captures and tickets younger than `cutoff` are in flight and not counted.
+ */
+async function pspSide(
+  db: Db,
+  ledger: ProviderLedgerEntry[],
+  opts: { eventId?: string; cutoff: Date; now: Date },
+): Promise<Pick<InvariantReport, "pspCapturedWithoutTickets" | "pspDoubleCharged" | "pspTicketsWithoutCapture">> {
+  const orderOf = new Map<string, string>(); // provider:checkout → order id
+  const checkoutIds = [...new Set(ledger.map((e) => e.checkoutSessionId))];
+  for (let i = 0; i < checkoutIds.length; i += 1_000) {
+    const rows = await db
+      .select({ provider: payments.provider, checkout: payments.checkoutSessionId, orderId: payments.orderId })
+      .from(payments)
+      .where(inArray(payments.checkoutSessionId, checkoutIds.slice(i, i + 1_000)));
+    for (const r of rows) orderOf.set(`${r.provider}:${r.checkout}`, r.orderId);
+  }
+  const orderIds = [...new Set(ledger.map((e) => orderOf.get(`${e.provider}:${e.checkoutSessionId}`) ?? e.orderId).filter((id) => /^ord_[0-9a-z]{1,32}$/.test(id)))];
+  const status = new Map<string, { status: string; eventId: string }>();
+  for (let i = 0; i < orderIds.length; i += 1_000) {
+    const rows = await db.select({ id: orders.id, status: orders.status, eventId: orders.eventId }).from(orders).where(inArray(orders.id, orderIds.slice(i, i + 1_000)));
+    for (const r of rows) status.set(r.id, r);
+  }
+  const kept = new Map<string, number>(); // order id → captures the PSP keeps
+  let pspCapturedWithoutTickets = 0;
+  for (const e of ledger) {
+    const orderId = orderOf.get(`${e.provider}:${e.checkoutSessionId}`) ?? e.orderId;
+    const order = status.get(orderId);
+    if (!order || (opts.eventId && order.eventId !== opts.eventId) || e.refundedAt) continue;
+    kept.set(orderId, (kept.get(orderId) ?? 0) + 1);
+    if (e.capturedAt < opts.cutoff && order.status !== "ticketed") pspCapturedWithoutTickets++;
+  }
+  const pspDoubleCharged = [...kept.values()].filter((n) => n > 1).length;
+  // Orders with live tickets issued inside the ledger's window, before the cutoff.
+  const since = opts.eventId ? new Date(0) : new Date(opts.now.getTime() - LEDGER_EVENT_WINDOW_MS);
+  const ticketed = (await db.execute(
+    sql`select distinct t.order_id from tickets t join orders o on o.id = t.order_id
+        where t.status <> 'void' and t.issued_at >= ${since.toISOString()} and t.issued_at < ${opts.cutoff.toISOString()}
+        ${opts.eventId ? sql`and o.event_id = ${opts.eventId}` : sql``}`,
+  )) as unknown as { order_id: string }[];
+  const pspTicketsWithoutCapture = ticketed.filter((t) => !kept.has(t.order_id)).length;
+  return { pspCapturedWithoutTickets, pspDoubleCharged, pspTicketsWithoutCapture };
 }
 
 /**

@@ -1,31 +1,85 @@
 /**
- * Reconciliation: compare orders, PSP payments, tickets and Redis inventory; repair what
- * is safe to repair, record every finding as a discrepancy (kind, order, action, time)
- * for the organizer dashboard. Runs on a cron (Inngest) or from the local worker, and
- * once from `npm run reconcile`.
+ * Reconciliation: compare orders, the PSP's own ledger, tickets and Redis inventory;
+ * repair what is safe to repair, record every finding as a discrepancy (kind, order,
+ * action, time) for the organizer dashboard. Runs on a cron (Inngest) and from the local
+ * worker (every minute), and once from `npm run reconcile` (docs/adr/0010).
+ *
+ * A pass: the sweep (lib/reconciliation/sweep.ts), then the ledger pass per provider
+ * (lib/reconciliation/ledger.ts: PSP captures and refunds matched to our payments both
+ * ways), then Redis drift, then tickets without money, then the invariant checker —
+ * optionally also before the repairs, so a report can show what was wrong and is not any more.
  */
 import { sql } from "drizzle-orm";
 import type { Db } from "@/lib/db";
 import { rebuildInventory } from "@/lib/inventory/rebuild";
 import { recordDiscrepancy } from "@/lib/reconciliation/discrepancies";
 import { checkInvariants, persistentRedisMismatches, type InvariantReport } from "@/lib/reconciliation/invariants";
+import { advanceLedgerCursor, ledgerProviders, ledgerWindow, reconcileLedger, type LedgerReport } from "@/lib/reconciliation/ledger";
 import { sweep, type SweepReport } from "@/lib/reconciliation/sweep";
 
 /** One reconciliation pass's findings. */
 export interface ReconcileReport {
   sweep: SweepReport;
+  /** One per configured PSP (a ledger that could not be listed has its error in `errors`). */
+  ledger: LedgerReport[];
   redisRebuilt: { eventId: string; mismatches: number }[];
   ticketsWithoutPayment: string[];
+  /** The invariant check before any repair (only with `checkBefore`). */
+  before?: InvariantReport;
   invariants: InvariantReport;
 }
 
 const rows = async <T>(db: Db, q: ReturnType<typeof sql>) => (await db.execute(q)) as unknown as T[];
 
-/** Runs one reconciliation pass. @param opts.eventId only this event. @param opts.redisRecheckMs gap between the two looks at Redis drift (default 3,000 ms). */
-export async function reconcile(db: Db, opts: { eventId?: string; now?: Date; redisRecheckMs?: number } = {}): Promise<ReconcileReport> {
-  const now = opts.now ?? new Date();
-  const sweepReport = await sweep(db, { now, eventId: opts.eventId, paymentQueryAfterMs: 0 });
+/**
+ * The ledger pass for every configured PSP (lib/reconciliation/ledger.ts). Globally, each
+ * provider's window starts at its cursor, which moves on only after a pass without errors;
+ * for one event, the window starts at the event's creation and the cursor stays.
+ * Never throws: a ledger that cannot be listed is reported in its `errors`.
+ */
+export async function reconcileLedgers(db: Db, opts: { eventId?: string; now?: Date } = {}): Promise<LedgerReport[]> {
+  const reports: LedgerReport[] = [];
+  for (const provider of ledgerProviders()) {
+    const window = await ledgerWindow(db, provider.name, opts);
+    try {
+      const { report } = await reconcileLedger(db, provider, window, opts);
+      reports.push(report);
+      if (!opts.eventId && report.errors.length === 0) await advanceLedgerCursor(db, provider.name, window.to);
+    } catch (error) {
+      const message = error instanceof Error ? error.message.split("\n")[0]! : String(error);
+      reports.push({
+        provider: provider.name,
+        window: { from: window.from.toISOString(), to: window.to.toISOString() },
+        entries: 0,
+        capturesApplied: 0,
+        capturesConfirmed: 0,
+        capturesVoided: 0,
+        refundsRecorded: 0,
+        refundsResent: 0,
+        unknown: 0,
+        errors: [`listing the ledger failed: ${message}`],
+      });
+    }
+  }
+  return reports;
+}
 
+/**
+ * Runs one reconciliation pass.
+ * @param opts.eventId only this event (its ledger window starts at its creation; the global cursor is left alone).
+ * @param opts.redisRecheckMs gap between the two looks at Redis drift (default 3,000 ms).
+ * @param opts.checkBefore also run the invariant checker before repairing (`npm run reconcile`).
+ * @param opts.graceMs the checker's in-flight allowance (default 60 s).
+ */
+export async function reconcile(
+  db: Db,
+  opts: { eventId?: string; now?: Date; redisRecheckMs?: number; checkBefore?: boolean; graceMs?: number } = {},
+): Promise<ReconcileReport> {
+  const now = opts.now ?? new Date();
+  const checkOpts = { eventId: opts.eventId, now, graceMs: opts.graceMs };
+  const before = opts.checkBefore ? await checkInvariants(db, checkOpts) : undefined;
+  const sweepReport = await sweep(db, { now, eventId: opts.eventId, paymentQueryAfterMs: 0 });
+  const ledger = await reconcileLedgers(db, { eventId: opts.eventId, now });
   // Redis drift: rebuild an event whose Redis inventory contradicts Postgres — only for
   // contradictions that outlast holds in flight (a rebuild mid-sale for a transient one
   // would drop those holds from Redis).
@@ -66,5 +120,6 @@ export async function reconcile(db: Db, opts: { eventId?: string; now?: Date; re
       status: "needs_attention",
     });
   }
-  return { sweep: sweepReport, redisRebuilt, ticketsWithoutPayment: orphaned.map((o) => o.order_id), invariants: await checkInvariants(db, { eventId: opts.eventId, now }) };
+  const invariants = await checkInvariants(db, checkOpts);
+  return { sweep: sweepReport, ledger, redisRebuilt, ticketsWithoutPayment: orphaned.map((o) => o.order_id), before, invariants };
 }

@@ -7,7 +7,8 @@
  * - holds past expiry → ask the PSP, then confirm or expire (lib/orders/expiry);
  * - pending payments older than `paymentQueryAfterMs` → active PSP query (lost webhooks);
  * - paid orders without tickets → issue them (issuance failing for a while);
- * - captured payments on closed orders → late payment: re-claim or refund;
+ * - captured payments on closed (expired, cancelled, refunded) orders → late payment:
+ *   re-claim or refund, and a refund the PSP could not make yet is retried;
  * - orders with two kept captures → refund the extra (I3).
  */
 import { sql } from "drizzle-orm";
@@ -98,7 +99,7 @@ export async function sweep(db: Db, opts: { now?: Date; limit?: number; eventId?
   // 4. Captured payments on closed orders (late payments, or a crash before they were resolved).
   const late = await rows<{ id: string }>(
     db,
-    sql`select p.id from payments p join orders o on o.id = p.order_id where p.status = 'captured' and o.status in ('expired','cancelled') ${evt} limit ${limit}`,
+    sql`select p.id from payments p join orders o on o.id = p.order_id where p.status = 'captured' and o.status in ('expired','cancelled','refunded') ${evt} limit ${limit}`,
   );
   for (const { id } of late) {
     await attempt(`late ${id}`, async () => {

@@ -9,16 +9,20 @@
  *   written behind the app's back.
  * - `redis-mismatch` (I1 in Redis): a seat that is held or sold in Postgres marked free in
  *   Redis, so Redis could sell it again.
+ * - `psp-capture-without-tickets` (I2 against the PSP's ledger): the sandbox PSP takes money
+ *   for an order that is not ticketed and never tells the app (webhook dropped) — only the
+ *   PSP's own records show it.
  */
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { lineItems, seats, tickets } from "@/db/schema";
 import type { Db } from "@/lib/db";
 import { newId } from "@/lib/ids";
 import { inventoryKeys } from "@/lib/inventory/keys";
+import * as psp from "@/lib/payments/sandbox/psp";
 import { redis } from "@/lib/redis";
 
 /** The rules the simulator can break on purpose. */
-export const INJECTABLE_VIOLATIONS = ["ticket-without-payment", "redis-mismatch"] as const;
+export const INJECTABLE_VIOLATIONS = ["ticket-without-payment", "redis-mismatch", "psp-capture-without-tickets"] as const;
 export type InjectableViolation = (typeof INJECTABLE_VIOLATIONS)[number];
 
 /** The show has nothing the requested rule could be broken on (e.g. no unpaid order). */
@@ -45,6 +49,25 @@ export async function injectViolation(db: Db, eventId: string, kind: InjectableV
     if (!li) throw new NothingToBreakError(kind);
     await db.insert(tickets).values({ id: newId("tkt"), orderId: li.orderId, lineItemId: Number(li.id), eventId, seatId: Number(li.seatId), code: `injected-${li.id}` });
     return `a ticket for unpaid order ${li.orderId}`;
+  }
+  if (kind === "psp-capture-without-tickets") {
+    const [order] = (await db.execute(sql`
+      select o.id, o.total_minor as "totalMinor", o.currency from orders o
+      where o.event_id = ${eventId} and o.status <> 'ticketed' and o.total_minor > 0
+      order by o.created_at limit 1`)) as unknown as { id: string; totalMinor: number; currency: string }[];
+    if (!order) throw new NothingToBreakError(kind);
+    const checkout = await psp.createCheckout({
+      orderId: order.id,
+      amountMinor: order.totalMinor,
+      currency: order.currency,
+      description: "injected: money the app never hears about",
+      expiresAt: new Date(Date.now() + 60_000),
+      returnUrl: "http://127.0.0.1/injected",
+      idempotencyKey: `injected:${order.id}`,
+      faults: { drop: true, captureAfterExpiry: true },
+    });
+    await psp.approve(checkout.id);
+    return `the PSP captured ${order.totalMinor} ${order.currency} for order ${order.id} (not ticketed) and dropped the webhook`;
   }
   const [live] = await db
     .select({ ordinal: seats.ordinal })

@@ -27,6 +27,9 @@ const clean: InvariantReport = {
   ticketsWithoutPayment: 0,
   holdsNotEnded: 0,
   overFanLimit: 0,
+  pspCapturedWithoutTickets: 0,
+  pspDoubleCharged: 0,
+  pspTicketsWithoutCapture: 0,
 };
 const fair: FairnessReport = {
   preQueueFans: 1000,

@@ -8,11 +8,14 @@ import { fanQueueStatus, type FanQueueStatus } from "@/lib/waiting-room/queue";
 import { issueAdmissionToken, verifyAdmissionToken } from "@/lib/waiting-room/token";
 
 /**
- * Throws unless `token` admits `fanId` to `eventId` now.
+ * Throws unless `token` is a valid admission token of `fanId` for `eventId` now. Whether
+ * its slot is still running is checked by the hold's Redis claim itself (one call), with
+ * the position returned here.
+ * @returns the queue position the token names.
  * @throws {AdmissionTokenError} 401/403 with a message for the fan.
  */
-export async function assertAdmitted(eventId: string, fanId: string, token: string | undefined, now = Date.now()): Promise<void> {
-  await verifyAdmissionToken(token, { fanId, eventId, now });
+export async function assertAdmitted(eventId: string, fanId: string, token: string | undefined, now = Date.now()): Promise<{ position: number }> {
+  return verifyAdmissionToken(token, { fanId, eventId, now });
 }
 
 /**

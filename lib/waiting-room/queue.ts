@@ -25,6 +25,13 @@ export function queueKeys(eventId: string): string[] {
   return ["cfg", "pre", "pos", "st", "slots", "adm"].map((k) => eventKey(eventId, "wr", k));
 }
 
+/**
+ * The admitted fans' slots (ZSET: queue position scored by when the slot frees, ms). The
+ * hold's Redis claim reads it to refuse a token whose slot has ended; it carries the
+ * event's hash tag, so it shares the inventory's cluster slot.
+ */
+export const admissionSlotKey = (eventId: string) => eventKey(eventId, "wr", "slots");
+
 /** What anyone may see (and a CDN may cache). Counts are positions; rate in fans per minute; instants in ms. */
 export interface PublicQueueStatus {
   servingCounter: number;

@@ -18,10 +18,14 @@ export class AdmissionTokenError extends Error {
   constructor(
     message: string,
     readonly status: 401 | 403,
-    readonly reason: "missing" | "forged" | "expired" | "other_fan" | "other_event",
+    readonly reason: "missing" | "forged" | "expired" | "other_fan" | "other_event" | "slot_ended",
   ) {
     super(message);
     this.name = "AdmissionTokenError";
+  }
+  /** The stable code error responses carry. */
+  get code(): string {
+    return `admission_${this.reason}`;
   }
 }
 

@@ -17,6 +17,8 @@ import {
   WebhookSignatureError,
   type CheckoutRequest,
   type CheckoutSession,
+  type LedgerEntry,
+  type LedgerWindow,
   type PaymentEvent,
   type PaymentProvider,
   type PaymentSnapshot,
@@ -202,5 +204,33 @@ export class SandboxProvider implements PaymentProvider {
       psp.refund(paymentId, opts.idempotencyKey, { amountMinor: opts.amountMinor, currency: opts.currency, reason: opts.reason }),
     );
     return { refundId };
+  }
+
+  /**
+   * The sandbox's ledger for a window, through its list API ({@link psp.listPayments}),
+   * page after page.
+   * @throws {PaymentProviderError} retryable on database trouble.
+   */
+  async listLedger(window: LedgerWindow): Promise<LedgerEntry[]> {
+    const entries: LedgerEntry[] = [];
+    let after: string | null = null;
+    do {
+      const page: psp.SandboxPaymentPage = await call(() => psp.listPayments({ ...window, after }));
+      for (const c of page.data) {
+        if (!c.paymentId || !c.capturedAt) continue;
+        entries.push({
+          checkoutSessionId: c.id,
+          orderId: c.orderId,
+          paymentId: c.paymentId,
+          amountMinor: c.amountMinor,
+          currency: c.currency,
+          capturedAt: c.capturedAt,
+          refundedAt: c.status === "refunded" ? c.refundedAt : null,
+          refundId: c.status === "refunded" ? c.refundId : null,
+        });
+      }
+      after = page.nextAfter;
+    } while (after);
+    return entries;
   }
 }

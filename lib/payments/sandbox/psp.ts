@@ -59,10 +59,10 @@ const DELIVERY_TIMEOUT_MS = 10_000;
 
 /**
  * The secret the sandbox PSP signs webhooks with (and SandboxProvider verifies with):
- * `SANDBOX_PSP_WEBHOOK_SECRET`, or a fixed local-development value. Read on every call so
- * tests and scripts can change the environment.
+ * `SANDBOX_PSP_WEBHOOK_SECRET` from the validated environment, which has a built-in value
+ * in local development only (lib/env.ts; `npm start` writes a random one into .env.local).
  */
-export const SANDBOX_WEBHOOK_SECRET = (): string => process.env.SANDBOX_PSP_WEBHOOK_SECRET ?? "sandbox-psp-local-webhook-secret";
+export const SANDBOX_WEBHOOK_SECRET = (): string => env().SANDBOX_PSP_WEBHOOK_SECRET;
 
 /** Where webhooks go by default: `${APP_URL}/api/payments/webhooks/sandbox`. */
 export function sandboxWebhookUrl(): string {
@@ -530,6 +530,41 @@ export async function refund(
     );
     return { refundId, checkout: updated };
   });
+}
+
+// ─── Ledger API ───────────────────────────────────────────────────────────────
+
+/** One page of {@link listPayments}. */
+export interface SandboxPaymentPage {
+  data: SandboxCheckout[];
+  /** Pass as `after` for the next page; null on the last one. */
+  nextAfter: string | null;
+}
+
+/**
+ * The PSP's list API over its own records: checkouts with a payment captured or refunded
+ * at or after `from` and before `to`, by id, one page at a time (at most `limit`, default
+ * 500, max 1,000), as an outside PSP's "list payments" endpoint pages through its ledger.
+ * @param opts.after the `nextAfter` of the previous page.
+ */
+export async function listPayments(opts: { from: Date; to: Date; limit?: number; after?: string | null }): Promise<SandboxPaymentPage> {
+  const limit = Math.min(Math.max(1, opts.limit ?? 500), 1_000);
+  const inWindow = (column: typeof sandboxCheckouts.capturedAt) => and(dsql`${column} >= ${opts.from.toISOString()}::timestamptz`, lt(column, opts.to));
+  const rows = await db()
+    .select()
+    .from(sandboxCheckouts)
+    .where(
+      and(
+        dsql`${sandboxCheckouts.paymentId} is not null`,
+        dsql`(${inWindow(sandboxCheckouts.capturedAt)} or ${inWindow(sandboxCheckouts.refundedAt)})`,
+        opts.after ? dsql`${sandboxCheckouts.id} > ${opts.after}` : undefined,
+      ),
+    )
+    .orderBy(asc(sandboxCheckouts.id))
+    .limit(limit + 1);
+  const more = rows.length > limit;
+  const data = more ? rows.slice(0, limit) : rows;
+  return { data, nextAfter: more ? data.at(-1)!.id : null };
 }
 
 // ─── Webhook queue ────────────────────────────────────────────────────────────

@@ -3,11 +3,12 @@
  *   GET  /sandbox-psp/api/faults                  → { overrides, effective } (global knobs)
  *   PUT  /sandbox-psp/api/faults                  body: partial knobs, replaces the global set ({} resets)
  *   GET/PUT /sandbox-psp/api/faults?checkout=sbx_cs_…  the same for one checkout's overrides
- * Bad JSON or knobs → 400 `{ error }` naming the problem. Enabled only outside production,
- * or with SANDBOX_PSP_ENABLED=1; otherwise 404.
+ * Bad JSON or knobs → 400 `{ error }` naming the problem. Exists only while the sandbox
+ * is the payment provider (PAYMENT_PROVIDER=sandbox, lib/payments/sandbox/switch.ts); otherwise 404.
  */
 import { NextResponse } from "next/server";
 import { jsonError } from "@/lib/http";
+import { sandboxEnabled } from "@/lib/payments/sandbox/switch";
 import { describeFaultsError, readFaultOverrides, sandboxFaultOverridesSchema } from "@/lib/payments/sandbox/faults";
 import {
   effectiveFaults,
@@ -22,10 +23,6 @@ export const dynamic = "force-dynamic";
 
 const NO_STORE = { "Cache-Control": "no-store" };
 
-function enabled(): boolean {
-  return process.env.NODE_ENV !== "production" || process.env.SANDBOX_PSP_ENABLED === "1";
-}
-
 /** The `?checkout=` id: undefined for the global knobs, null when malformed. */
 function checkoutParam(req: Request): string | undefined | null {
   const raw = new URL(req.url).searchParams.get("checkout");
@@ -36,7 +33,7 @@ function checkoutParam(req: Request): string | undefined | null {
 
 /** GET the global knobs, or one checkout's (`?checkout=`). */
 export async function GET(req: Request) {
-  if (!enabled()) return jsonError(404, "Not found");
+  if (!sandboxEnabled()) return jsonError(404, "Not found");
   const checkoutId = checkoutParam(req);
   if (checkoutId === null) return jsonError(400, "checkout must be a sandbox checkout id (sbx_cs_…)");
   if (checkoutId === undefined) return NextResponse.json(await getGlobalFaults(), { headers: NO_STORE });
@@ -50,7 +47,7 @@ export async function GET(req: Request) {
 
 /** PUT replaces the global knobs (or one checkout's with `?checkout=`); knobs left out fall back to the defaults. */
 export async function PUT(req: Request) {
-  if (!enabled()) return jsonError(404, "Not found");
+  if (!sandboxEnabled()) return jsonError(404, "Not found");
   const checkoutId = checkoutParam(req);
   if (checkoutId === null) return jsonError(400, "checkout must be a sandbox checkout id (sbx_cs_…)");
   let body: unknown;

@@ -4,11 +4,17 @@
  * call the PSP (lib/payments/sandbox/psp.ts), then send the fan back to the merchant's
  * return URL with `?checkout=<id>`, as an outside PSP would.
  */
-import { redirect } from "next/navigation";
+import { notFound, redirect } from "next/navigation";
 import { approve, decline, returnUrlFor, sandboxCheckoutIdSchema, SandboxPspError, type SandboxActionResult } from "@/lib/payments/sandbox/psp";
+import { sandboxEnabled } from "@/lib/payments/sandbox/switch";
 
-/** Runs one PSP action; null when the checkout does not exist (the page then says so). */
+/**
+ * Runs one PSP action; null when the checkout does not exist (the page then says so).
+ * The actions obey the same switch as the sandbox's APIs: with another payment provider
+ * they do not exist (404), so nobody can approve their own checkout for free.
+ */
 async function run(formData: FormData, action: (id: string) => Promise<SandboxActionResult>): Promise<{ id: string; result: SandboxActionResult | null }> {
+  if (!sandboxEnabled()) notFound();
   const parsed = sandboxCheckoutIdSchema.safeParse(formData.get("checkoutId"));
   if (!parsed.success) redirect("/sandbox-psp/checkout/unknown");
   const id = parsed.data;

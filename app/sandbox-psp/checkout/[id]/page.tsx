@@ -6,9 +6,11 @@
  * Thin: all rules live in lib/payments/sandbox/psp.ts.
  */
 import type { Metadata } from "next";
+import { notFound } from "next/navigation";
 import type { ReactNode } from "react";
 import { formatMoney } from "@/lib/format";
 import { effectiveFaults, findCheckout, isPastExpiry, returnUrlFor, sandboxCheckoutIdSchema, type SandboxCheckout } from "@/lib/payments/sandbox/psp";
+import { sandboxEnabled } from "@/lib/payments/sandbox/switch";
 import { approveCheckout, declineCheckout } from "./actions";
 
 export const dynamic = "force-dynamic";
@@ -68,6 +70,8 @@ function minutesLeft(expiresAt: Date, now: Date): string {
 }
 
 export default async function SandboxCheckoutPage({ params }: PageProps<"/sandbox-psp/checkout/[id]">) {
+  // With another payment provider the sandbox PSP does not exist (lib/payments/sandbox/switch.ts).
+  if (!sandboxEnabled()) notFound();
   const { id } = await params;
   const parsed = sandboxCheckoutIdSchema.safeParse(id);
   const checkout = parsed.success ? await findCheckout(parsed.data) : null;

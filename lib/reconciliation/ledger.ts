@@ -1,0 +1,333 @@
+/**
+ * Ledger reconciliation (DESIGN.md "Durable jobs"; docs/adr/0010): money is real only
+ * when the PSP's own records say so. One pass pulls the PSP's ledger for a window
+ * (captures and refunds, PaymentProvider.listLedger) and matches it to the app's
+ * payments, orders and tickets in both directions:
+ *
+ * PSP → app, per ledger entry:
+ * - a capture the app does not know, or thinks open / declined / cancelled → applied
+ *   through the one capture path (lib/payments/capture.ts: pays a pending order, or a late
+ *   payment — re-claimed or refunded); a checkout the app has no payment for is adopted
+ *   when it names one of our orders with the same amount and currency, else recorded as
+ *   `unknown_checkout` for a person;
+ * - a refund the app does not know (it thinks the money is kept) → recorded, the order
+ *   ends refunded (lib/payments/psp-refund.ts);
+ * - money the app thinks refunded but the PSP still holds → the refund is sent again
+ *   (same idempotency key);
+ * - a capture the app already has → marked confirmed.
+ * app → PSP: every captured payment not yet confirmed (believed from a webhook alone) and
+ * not in the ledger is asked about (active query); if the PSP has no capture, it is a
+ * `capture_missing_at_psp` discrepancy: the tickets are voided, the seats go back on sale
+ * (lib/payments/void.ts), and the organizer sees it.
+ * Every finding is a discrepancy (kind, order, action). Idempotent: a second pass over the
+ * same window finds nothing new.
+ */
+import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
+import { events, orders, payments, pspLedgerCursors } from "@/db/schema";
+import type { Db } from "@/lib/db";
+import { newId } from "@/lib/ids";
+import { transitionPayment, type TransitionCause } from "@/lib/orders/state-machine";
+import { paymentProvider, PROVIDER_NAMES } from "@/lib/payments";
+import { recordCapture } from "@/lib/payments/capture";
+import type { LedgerEntry, LedgerWindow, PaymentProvider } from "@/lib/payments/provider";
+import { recordRefundAtPsp } from "@/lib/payments/psp-refund";
+import { voidUnbackedCapture } from "@/lib/payments/void";
+import { recordDiscrepancy } from "@/lib/reconciliation/discrepancies";
+
+/** A global pass re-reads this much before the cursor (ms): PSP records can appear a little late. */
+export const LEDGER_OVERLAP_MS = 10 * 60_000;
+/** The first global pass (no cursor yet) looks back this far (ms). */
+export const LEDGER_FIRST_WINDOW_MS = 24 * 3_600_000;
+/** An event-scoped pass looks back at most this far (ms), never before the event was created. */
+export const LEDGER_EVENT_WINDOW_MS = 7 * 24 * 3_600_000;
+/**
+ * A captured payment is asked about (app → PSP) only once it is this old (ms): a capture
+ * the ledger listing just missed needs no extra query. Webhooks only report captures the
+ * PSP has already made, so a few seconds suffice.
+ */
+export const UNCONFIRMED_SETTLE_MS = 10_000;
+
+/** What one ledger pass did, per provider (counts; `errors` one line each). */
+export interface LedgerReport {
+  provider: string;
+  window: { from: string; to: string };
+  entries: number;
+  /** PSP captures the app did not know or thought not captured: applied. */
+  capturesApplied: number;
+  /** App captures found in the PSP's records: marked confirmed. */
+  capturesConfirmed: number;
+  /** App captures the PSP does not have: voided. */
+  capturesVoided: number;
+  /** PSP refunds the app did not know: recorded. */
+  refundsRecorded: number;
+  /** App refunds the PSP had not made: sent again. */
+  refundsResent: number;
+  /** PSP captures for no order of ours: left for a person. */
+  unknown: number;
+  errors: string[];
+}
+
+type PaymentRow = typeof payments.$inferSelect & { eventId: string };
+
+const cause = (reason: string): TransitionCause => ({ actor: "job:ledger-reconciliation", reason });
+
+/** The payments of one provider for these checkout ids, with their order's event. */
+async function paymentsByCheckout(db: Db, provider: string, checkoutIds: string[]): Promise<Map<string, PaymentRow>> {
+  const found = new Map<string, PaymentRow>();
+  for (let i = 0; i < checkoutIds.length; i += 1_000) {
+    const rows = await db
+      .select({ payment: payments, eventId: orders.eventId })
+      .from(payments)
+      .innerJoin(orders, eq(payments.orderId, orders.id))
+      .where(and(eq(payments.provider, provider), inArray(payments.checkoutSessionId, checkoutIds.slice(i, i + 1_000))));
+    for (const r of rows) found.set(r.payment.checkoutSessionId, { ...r.payment, eventId: r.eventId });
+  }
+  return found;
+}
+
+/** Our orders among these ids (id → event, amount, currency). */
+async function ordersById(db: Db, ids: string[]): Promise<Map<string, { eventId: string; totalMinor: number; currency: string }>> {
+  const found = new Map<string, { eventId: string; totalMinor: number; currency: string }>();
+  const wanted = [...new Set(ids.filter((id) => /^ord_[0-9a-z]{1,32}$/.test(id)))];
+  for (let i = 0; i < wanted.length; i += 1_000) {
+    const rows = await db.select({ id: orders.id, eventId: orders.eventId, totalMinor: orders.totalMinor, currency: orders.currency }).from(orders).where(inArray(orders.id, wanted.slice(i, i + 1_000)));
+    for (const r of rows) found.set(r.id, r);
+  }
+  return found;
+}
+
+/**
+ * One ledger pass over `window` for one provider.
+ * @param opts.eventId only findings about this event's orders (other entries are left alone).
+ * @param opts.now the clock for the app → PSP settle time.
+ * @returns the report and the ledger entries listed (for the invariant checker).
+ * @throws {PaymentProviderError} when the ledger cannot be listed (nothing changed).
+ */
+export async function reconcileLedger(
+  db: Db,
+  provider: PaymentProvider,
+  window: LedgerWindow,
+  opts: { eventId?: string; now?: Date } = {},
+): Promise<{ report: LedgerReport; entries: LedgerEntry[] }> {
+  const now = opts.now ?? new Date();
+  const report: LedgerReport = {
+    provider: provider.name,
+    window: { from: window.from.toISOString(), to: window.to.toISOString() },
+    entries: 0,
+    capturesApplied: 0,
+    capturesConfirmed: 0,
+    capturesVoided: 0,
+    refundsRecorded: 0,
+    refundsResent: 0,
+    unknown: 0,
+    errors: [],
+  };
+  const attempt = async (label: string, fn: () => Promise<void>) => {
+    try {
+      await fn();
+    } catch (error) {
+      report.errors.push(`${label}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`);
+    }
+  };
+
+  const listed = await provider.listLedger(window);
+  const known = await paymentsByCheckout(db, provider.name, listed.map((e) => e.checkoutSessionId));
+  const ours = await ordersById(db, listed.filter((e) => !known.has(e.checkoutSessionId)).map((e) => e.orderId));
+  const inScope = (e: LedgerEntry) => {
+    const eventId = known.get(e.checkoutSessionId)?.eventId ?? ours.get(e.orderId)?.eventId;
+    return opts.eventId ? eventId === opts.eventId : true;
+  };
+  const entries = listed.filter(inScope);
+  report.entries = entries.length;
+
+  for (const entry of entries) {
+    await attempt(`ledger ${entry.checkoutSessionId}`, () => matchEntry(db, provider, entry, known.get(entry.checkoutSessionId), ours.get(entry.orderId), report));
+  }
+
+  // app → PSP: captures believed from a webhook alone that the ledger did not list.
+  const listedIds = new Set(listed.map((e) => e.checkoutSessionId));
+  const unconfirmed = await db
+    .select({ payment: payments, eventId: orders.eventId })
+    .from(payments)
+    .innerJoin(orders, eq(payments.orderId, orders.id))
+    .where(
+      and(
+        eq(payments.provider, provider.name),
+        eq(payments.status, "captured"),
+        isNull(payments.ledgerConfirmedAt),
+        lt(payments.updatedAt, new Date(now.getTime() - UNCONFIRMED_SETTLE_MS)),
+        opts.eventId ? eq(orders.eventId, opts.eventId) : undefined,
+      ),
+    )
+    .limit(500);
+  for (const { payment } of unconfirmed) {
+    if (listedIds.has(payment.checkoutSessionId)) continue; // matched above
+    await attempt(`confirm ${payment.id}`, () => confirmOrVoid(db, provider, payment, report));
+  }
+  return { report, entries };
+}
+
+/** PSP → app for one ledger entry. */
+async function matchEntry(
+  db: Db,
+  provider: PaymentProvider,
+  entry: LedgerEntry,
+  payment: PaymentRow | undefined,
+  order: { eventId: string; totalMinor: number; currency: string } | undefined,
+  report: LedgerReport,
+): Promise<void> {
+  const refunded = entry.refundedAt !== null;
+  if (!payment) {
+    // A checkout the app has no payment for (e.g. a crash between the PSP's answer and our insert).
+    if (!order || order.totalMinor !== entry.amountMinor || order.currency !== entry.currency) {
+      report.unknown++;
+      await recordDiscrepancy(db, {
+        key: `unknown_checkout_${provider.name}_${entry.checkoutSessionId}`,
+        kind: "unknown_checkout",
+        eventId: order?.eventId ?? null,
+        orderId: order ? entry.orderId : null,
+        detail: { provider: provider.name, entry },
+        action: "none: the PSP holds money for a checkout no order of ours matches; a person decides",
+        status: "needs_attention",
+      });
+      return;
+    }
+    await db
+      .insert(payments)
+      .values({ id: newId("pay"), orderId: entry.orderId, provider: provider.name, checkoutSessionId: entry.checkoutSessionId, amountMinor: entry.amountMinor, currency: entry.currency })
+      .onConflictDoNothing();
+    payment = (await paymentsByCheckout(db, provider.name, [entry.checkoutSessionId])).get(entry.checkoutSessionId);
+    if (!payment) return;
+  }
+  const base = { eventId: payment.eventId, orderId: payment.orderId };
+  const snapshot = {
+    checkoutSessionId: entry.checkoutSessionId,
+    orderId: entry.orderId,
+    status: "captured" as const,
+    paymentId: entry.paymentId,
+    amountMinor: entry.amountMinor,
+    currency: entry.currency,
+    capturedAt: entry.capturedAt,
+  };
+
+  if (payment.status === "captured") {
+    if (refunded) {
+      const outcome = await recordRefundAtPsp(db, payment.id, entry.refundedAt!, cause(`the PSP's ledger shows refund ${entry.refundId ?? ""} of ${entry.paymentId}`));
+      report.refundsRecorded++;
+      await recordDiscrepancy(db, {
+        key: `refunded_at_psp_${payment.id}`,
+        kind: "refunded_at_psp",
+        ...base,
+        detail: { paymentId: payment.id, providerPaymentId: entry.paymentId, refundId: entry.refundId, refundedAt: entry.refundedAt },
+        action: outcome === "order_refunded" ? "the PSP refunded it: payment and order marked refunded, tickets voided, seats back on sale" : "the PSP refunded it: payment marked refunded",
+        status: "repaired",
+      });
+    } else if (!payment.ledgerConfirmedAt) {
+      await db.update(payments).set({ ledgerConfirmedAt: new Date(), providerPaymentId: entry.paymentId }).where(and(eq(payments.id, payment.id), eq(payments.status, "captured")));
+      report.capturesConfirmed++;
+    }
+    return;
+  }
+
+  if (payment.status === "refunded") {
+    if (refunded) return;
+    // We recorded a refund the PSP never made: send it again (the same idempotency key).
+    await provider.refund(entry.paymentId, { amountMinor: entry.amountMinor, currency: entry.currency, reason: "refund recorded by StarArena, not made at the PSP", idempotencyKey: `refund:${payment.id}` });
+    report.refundsResent++;
+    await recordDiscrepancy(db, {
+      key: `refund_missing_at_psp_${payment.id}`,
+      kind: "refund_missing_at_psp",
+      ...base,
+      detail: { paymentId: payment.id, providerPaymentId: entry.paymentId },
+      action: "the PSP still held the money: refund sent again",
+      status: "repaired",
+    });
+    return;
+  }
+
+  // created, pending, declined or cancelled at our side, but the PSP took the money.
+  if (refunded) {
+    // Captured and refunded at the PSP without us ever knowing: record both, no money kept.
+    await db.transaction(async (tx) => {
+      const [locked] = await tx.select().from(payments).where(eq(payments.id, payment.id)).for("update");
+      if (!locked || locked.status === "captured" || locked.status === "refunded") return;
+      await transitionPayment(tx, locked, locked.status, "captured", cause("the PSP's ledger shows a capture"), { providerPaymentId: entry.paymentId, capturedAt: entry.capturedAt, ledgerConfirmedAt: new Date() });
+      await transitionPayment(tx, locked, "captured", "refunded", cause("the PSP's ledger shows it refunded"), { refundedAt: entry.refundedAt! });
+    });
+    report.refundsRecorded++;
+    return;
+  }
+  const outcome = await recordCapture(db, provider.name, snapshot, cause(`the PSP's ledger shows capture ${entry.paymentId}; our payment was ${payment.status}`), { confirmed: true });
+  report.capturesApplied++;
+  await recordDiscrepancy(db, {
+    key: `capture_found_in_ledger_${payment.id}`,
+    kind: "capture_found_in_ledger",
+    ...base,
+    detail: { paymentId: payment.id, statusBefore: payment.status, providerPaymentId: entry.paymentId, capturedAt: entry.capturedAt, outcome },
+    action: `a capture no webhook or query had reported (our payment was ${payment.status}): applied (${outcome.replace("_", " ")})`,
+    status: "repaired",
+  });
+}
+
+/** app → PSP for one captured payment the ledger did not list: ask the PSP, then confirm, record its refund, or void. */
+async function confirmOrVoid(db: Db, provider: PaymentProvider, payment: typeof payments.$inferSelect, report: LedgerReport): Promise<void> {
+  const snapshot = await provider.retrievePayment(payment.checkoutSessionId);
+  if (snapshot.status === "captured" && snapshot.paymentId) {
+    await db.update(payments).set({ ledgerConfirmedAt: new Date(), providerPaymentId: snapshot.paymentId }).where(and(eq(payments.id, payment.id), eq(payments.status, "captured")));
+    report.capturesConfirmed++;
+    return;
+  }
+  const [row] = await db.select({ eventId: orders.eventId }).from(orders).where(eq(orders.id, payment.orderId));
+  if (snapshot.status === "refunded") {
+    await recordRefundAtPsp(db, payment.id, new Date(), cause("the PSP reports the payment refunded"));
+    report.refundsRecorded++;
+    return;
+  }
+  const outcome = await voidUnbackedCapture(db, payment.id, cause(`the PSP has no capture for checkout ${payment.checkoutSessionId} (it says ${snapshot.status})`));
+  if (!outcome.voided) return;
+  report.capturesVoided++;
+  await recordDiscrepancy(db, {
+    key: `capture_missing_at_psp_${payment.id}`,
+    kind: "capture_missing_at_psp",
+    eventId: row?.eventId ?? null,
+    orderId: payment.orderId,
+    detail: { paymentId: payment.id, checkoutSessionId: payment.checkoutSessionId, claimedPaymentId: payment.providerPaymentId, pspStatus: snapshot.status, ticketsVoided: outcome.ticketsVoided },
+    action: `the PSP has no such capture (it says ${snapshot.status}): ${outcome.ticketsVoided} ticket(s) voided${outcome.orderCancelled ? ", order cancelled, seats back on sale" : ""}; check where the capture message came from`,
+    status: "needs_attention",
+  });
+}
+
+/** The providers this deployment can ask (the configured one, and Stripe when its keys are set). */
+export function ledgerProviders(): PaymentProvider[] {
+  return PROVIDER_NAMES.map((name) => paymentProvider(name)).filter((p): p is PaymentProvider => p !== null);
+}
+
+/**
+ * The window a pass covers: for one event, from its creation (at most
+ * {@link LEDGER_EVENT_WINDOW_MS} back); globally, from the provider's cursor minus
+ * {@link LEDGER_OVERLAP_MS} (first time: {@link LEDGER_FIRST_WINDOW_MS} back). Both end a
+ * second after the later of `now` and the real clock.
+ */
+export async function ledgerWindow(db: Db, provider: string, opts: { eventId?: string; now?: Date } = {}): Promise<LedgerWindow> {
+  const nowMs = Math.max(opts.now?.getTime() ?? 0, Date.now());
+  const to = new Date(nowMs + 1_000);
+  if (opts.eventId) {
+    const [event] = await db.select({ createdAt: events.createdAt }).from(events).where(eq(events.id, opts.eventId));
+    const start = Math.max(event?.createdAt.getTime() ?? nowMs, nowMs - LEDGER_EVENT_WINDOW_MS) - 60_000;
+    return { from: new Date(start), to };
+  }
+  const [cursor] = await db.select().from(pspLedgerCursors).where(eq(pspLedgerCursors.provider, provider));
+  const from = cursor ? cursor.reconciledThrough.getTime() - LEDGER_OVERLAP_MS : nowMs - LEDGER_FIRST_WINDOW_MS;
+  return { from: new Date(from), to };
+}
+
+/** Moves the provider's cursor forward to `through` (never back). */
+export async function advanceLedgerCursor(db: Db, provider: string, through: Date): Promise<void> {
+  await db
+    .insert(pspLedgerCursors)
+    .values({ provider, reconciledThrough: through })
+    .onConflictDoUpdate({
+      target: pspLedgerCursors.provider,
+      set: { reconciledThrough: sql`greatest(${pspLedgerCursors.reconciledThrough}, excluded.reconciled_through)`, updatedAt: sql`now()` },
+    });
+}
