@@ -109,6 +109,15 @@ export function OrderView({ initial }: { initial: FanOrderView }) {
         </p>
       )}
       {order.status === "refunded" && <p className="text-amber-200">This order was refunded in full.</p>}
+      {order.status === "cancelled" && (
+        <p className="text-amber-200" data-testid="order-cancelled-note">
+          {order.voided
+            ? "The payment provider has no record of a payment for this order, so its tickets were cancelled and the seats went back on sale. Nothing was charged."
+            : order.refunded
+              ? "The seats were given back before payment. A payment that arrived afterwards has been refunded in full."
+              : "The seats were given back before payment; nothing was charged."}
+        </p>
+      )}
 
       <table className="w-full max-w-2xl text-left text-sm">
         <tbody>

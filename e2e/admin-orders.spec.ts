@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { clickSeat, enterThroughQueue, ORGANIZER, signIn } from "./helpers";
+import { clickSeat, enterThroughQueue, ORGANIZER, signIn, signUp } from "./helpers";
 
 const FAN3 = { email: "fan3@stararena.test", password: "fan-demo-3" };
 /** Row E · Seat 8 of "studio-session": far from the seats the other specs buy there. */
@@ -104,13 +104,7 @@ test("the organizer finds a fan's order by email, checks a ticket in once, refun
 
   // ── The seat is on sale again: another fan (a new account) holds exactly it, then gives it back.
   const other = await (await browser.newContext()).newPage();
-  const email = `admin-orders-${Date.now()}@example.test`;
-  await other.goto("/sign-up?next=/events/studio-session");
-  await other.getByLabel("Name").fill("Second Fan");
-  await other.getByLabel("Email").fill(email);
-  await other.getByLabel("Password").fill("a-good-password");
-  await other.getByRole("button", { name: "Create account" }).click();
-  await expect(other.getByTestId("signed-in-as")).toHaveText(email);
+  await signUp(other, "Second Fan", "/events/studio-session");
   await enterThroughQueue(other, "studio-session");
   await pickSeat(other, eventId);
   await other.getByRole("button", { name: /^Hold 1 seat/ }).click();

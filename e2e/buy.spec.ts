@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { clickSeat, enterThroughQueue, FAN, signIn } from "./helpers";
+import { clickSeat, enterThroughQueue, FAN, signIn, signUp } from "./helpers";
 
 test("a fan picks 2 seats on the map, pays on the sandbox PSP and gets 2 tickets with QR codes", async ({ page }, testInfo) => {
   await signIn(page, FAN, "/events/studio-session");
@@ -56,4 +56,20 @@ test("best available, and clear words when the per-fan limit is reached", async 
   await page.getByLabel("Seats", { exact: true }).selectOption("1");
   await page.getByRole("button", { name: "Hold the best seat" }).click();
   await expect(page.getByTestId("buy-error")).toHaveText("You can buy at most 4 tickets for this show, and you already have 4 held or bought.");
+});
+
+test("a fan with seats on hold who tries to hold others is told so, with a link to the held order", async ({ page }) => {
+  await signUp(page, "Holder");
+  await enterThroughQueue(page, "studio-session");
+  await page.getByLabel("Seats", { exact: true }).selectOption("1");
+  await page.getByRole("button", { name: "Hold the best seat" }).click();
+  await expect(page).toHaveURL(/\/orders\/ord_/);
+  const held = page.url();
+  await page.goto("/events/studio-session");
+  await page.getByLabel("Seats", { exact: true }).selectOption("1");
+  await page.getByRole("button", { name: "Hold the best seat" }).click();
+  await expect(page.getByTestId("buy-error")).toContainText("You already have seats on hold for this show");
+  await page.getByTestId("pending-order-link").click();
+  await expect(page).toHaveURL(held);
+  await expect(page.getByTestId("order-status")).toHaveText("Seats held — waiting for payment");
 });

@@ -13,6 +13,18 @@ export async function signIn(page: Page, account: { email: string; password: str
   await expect(page.getByTestId("signed-in-as")).toHaveText(account.email);
 }
 
+/** Creates a new fan account through the sign-up page (unique email) and waits until signed in. @returns the email. */
+export async function signUp(page: Page, name: string, next?: string): Promise<string> {
+  const email = `${name.toLowerCase().replace(/\W+/g, "-")}-${Date.now()}@example.test`;
+  await page.goto(next ? `/sign-up?next=${encodeURIComponent(next)}` : "/sign-up");
+  await page.getByLabel("Name").fill(name);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill("a-good-password");
+  await page.getByRole("button", { name: "Create account" }).click();
+  await expect(page.getByTestId("signed-in-as")).toHaveText(email);
+  return email;
+}
+
 /**
  * Joins the show's queue and waits until the fan is admitted and back on the event page.
  * A fan whose earlier turn has ended (e.g. they already bought in another test) joins again.

@@ -5,15 +5,19 @@
  * turn (/queue/me → admission token), hold 1–4 seats (best available or map picks
  * concentrated on the best seats), and pay through the sandbox PSP with a mix of faults
  * (abandon, decline, slow approval, webhooks duplicated / dropped / delayed past the
- * hold's expiry). It runs until sold out or the time limit, waits for the sweeps to
- * converge, then runs the invariant checker (lib/reconciliation/invariants.ts) against
- * Postgres + Redis and checks queue fairness. Exit code 1 when any count is not zero.
+ * hold's expiry, a capture after the hold expired whose webhook is lost — only the PSP's
+ * ledger shows it — and capture webhooks forged with a wrong secret). It runs until sold
+ * out or the time limit, waits for the sweeps and the ledger reconciliation to converge,
+ * then runs the invariant checker (lib/reconciliation/invariants.ts) against Postgres,
+ * Redis and the sandbox PSP's own records, and checks queue fairness. Exit code 1 when
+ * any count is not zero.
  *
  * Without --url it prepares its own database `stararena_onsale` (dropped afterwards
  * unless --keep), Redis prefix `onsale:`, and starts --instances copies of `next start`
  * (ports from --port) plus the local worker (scripts/worker.ts). `--help` lists the flags.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { loadProjectEnv } from "./load-env";
@@ -36,8 +40,9 @@ const USAGE = `npm run onsale -- [flags]
   --pre-seconds S     pre-queue window before the on-sale (45)   --pre-share F  share of fans arriving in it (0.5)
   --burst-seconds S   window of the burst after the on-sale (60)  --poll-seconds S  fans' status poll interval (3)
   --connections N     sockets per app instance (96)   --door-share F  of them for joins (0.1)   --edges N  CDN edges (4)
-  --abandon --decline --slow --duplicate --drop --late-webhook F   fault shares of holds
-  --inject KIND       break a rule on purpose after the sale (ticket-without-payment | redis-mismatch): the run must fail
+  --abandon --decline --slow --duplicate --drop --late-webhook --late-capture --forged F   fault shares of holds
+                      (late-capture: paid after the hold expired, webhook lost; forged: a capture webhook signed with a wrong secret)
+  --inject KIND       break a rule on purpose after the sale (ticket-without-payment | redis-mismatch | psp-capture-without-tickets): the run must fail
   --json FILE         write the report (and FILE.html, the chart)
   --url URL           drive an already running StarArena instead of starting one (its env must match)
   --port N (3300) --instances N (2) --build auto|always|never --keep (keep the database)
@@ -87,6 +92,8 @@ const cfg = {
     duplicate: num("duplicate", 0.05),
     drop: num("drop", 0.04),
     lateWebhook: num("late-webhook", 0.03),
+    lateCapture: num("late-capture", 0.02),
+    forged: num("forged", 0.02),
   },
   json: str("json"),
   inject: str("inject"),
@@ -95,6 +102,12 @@ const cfg = {
   keep: has("keep"),
 };
 const log = (s: string) => console.log(`[onsale ${new Date().toISOString().slice(11, 19)}] ${s}`);
+/**
+ * How often the run's worker reconciles, the PSP's ledger included (ms): a capture whose
+ * webhook was lost is found by the next pass, so the end of the run waits at most this long.
+ */
+const RECONCILE_EVERY_MS = 10_000;
+
 
 // Own database and Redis prefix unless --url points at a running server (then the environment must match it).
 if (!cfg.url) {
@@ -121,7 +134,7 @@ const { closeDb, db } = await import("@/lib/db");
 const { env } = await import("@/lib/env");
 const { createEvent } = await import("@/lib/events/create");
 const { closeRedis, redis } = await import("@/lib/redis");
-const { checkInvariants } = await import("@/lib/reconciliation/invariants");
+const { checkInvariants, checkPspInvariants } = await import("@/lib/reconciliation/invariants");
 const { SimClient } = await import("@/lib/simulator/client");
 const { createFansWithSessions } = await import("@/lib/simulator/sessions");
 const { SESSION_COOKIE, SESSION_DATA_COOKIE } = await import("@/lib/auth/cookie-cache");
@@ -131,6 +144,7 @@ const { createVenue } = await import("@/lib/venues/store");
 const { queueKeys } = await import("@/lib/waiting-room/queue");
 const { estimatedPreQueuePosition, pollDelayMs, preQueueTurnNear } = await import("@/lib/waiting-room/draw");
 const { admissionCookieName } = await import("@/lib/waiting-room/token");
+const { SANDBOX_SIGNATURE_HEADER, signWebhookBody } = await import("@/lib/payments/sandbox/psp");
 const { buildIfNeeded, buildIsStale, clearRenderedPages } = await import("./lib/build");
 const { deleteKeys } = await import("./lib/redis-keys");
 
@@ -199,7 +213,7 @@ async function prepareOwnServer(): Promise<void> {
   }
   const worker = spawn("npx", ["tsx", "scripts/worker.ts"], {
     stdio: ["ignore", "ignore", "inherit"],
-    env: { ...childEnv, APP_URL: baseUrl, WORKER_INTERVAL_MS: "2000", DATABASE_POOL_MAX: "5" },
+    env: { ...childEnv, APP_URL: baseUrl, WORKER_INTERVAL_MS: "2000", RECONCILE_EVERY_MS: String(RECONCILE_EVERY_MS), DATABASE_POOL_MAX: "5" },
     detached: true,
   });
   children.push(worker);
@@ -292,7 +306,7 @@ const pause = (ms: number) =>
 const stopResolve = () => {
   for (const wake of [...sleepers]) wake();
 };
-const counters = { joined: 0, joinFailed: 0, admitted: 0, held: 0, seatsHeld: 0, holdRefused: 0, gaveUp: 0, checkouts: 0, approved: 0, declined: 0, abandoned: 0, ticketedSeen: 0, meCalls: 0, statusReads: 0 };
+const counters = { joined: 0, joinFailed: 0, admitted: 0, held: 0, seatsHeld: 0, holdRefused: 0, gaveUp: 0, checkouts: 0, approved: 0, declined: 0, abandoned: 0, ticketedSeen: 0, meCalls: 0, statusReads: 0, lateCaptures: 0, forgedSent: 0, forgedAccepted: 0 };
 const fates: Record<string, number> = {};
 const preJoins: { fanId: string; doneAt: number }[] = [];
 const laterJoins: (TimedJoin & { fanId: string })[] = [];
@@ -380,7 +394,10 @@ async function join(i: number): Promise<QueueStatus | null> {
   return null;
 }
 
-async function pay(i: number, order: { orderId: string; holdExpiresAt: string }): Promise<void> {
+/** A secret that is not the PSP's: what a forger signs with. */
+const FORGER_SECRET = randomBytes(32).toString("hex");
+
+async function pay(i: number, order: { orderId: string; holdExpiresAt: string; totalMinor: number; currency: string }): Promise<void> {
   const fate = pickFate();
   fates[fate] = (fates[fate] ?? 0) + 1;
   if (fate === "abandon") {
@@ -411,6 +428,36 @@ async function pay(i: number, order: { orderId: string; holdExpiresAt: string })
   if (fate === "duplicate") await setFaults(id, { duplicate: 2 });
   if (fate === "drop") await setFaults(id, { drop: true });
   if (fate === "lateWebhook") await setFaults(id, { webhookDelayMs: Math.max(1_000, untilExpiry + 15_000) });
+  if (fate === "lateCapture") {
+    // The PSP takes the money after the hold expired and the webhook is lost: only the
+    // PSP's ledger shows it (reconciliation must re-claim the seats or refund).
+    await setFaults(id, { captureAfterExpiry: true, drop: true });
+    await sleep(Math.max(0, untilExpiry) + rand(3_000, 8_000));
+    if (stopped) return;
+    if ((await act(id, "approve")) === "captured") counters.lateCaptures++;
+    return;
+  }
+  if (fate === "forged") {
+    // Someone posts a capture webhook for this checkout, signed with a secret that is not the PSP's.
+    const body = JSON.stringify({
+      id: `sbx_evt_forged${i}x${Date.now().toString(36)}`,
+      object: "event",
+      type: "payment.captured",
+      created: Math.floor(Date.now() / 1000),
+      data: { checkout: { id, object: "checkout", order_id: order.orderId, status: "captured", amount_minor: order.totalMinor, currency: order.currency, payment_id: `sbx_pay_forged${i}`, captured_at: new Date().toISOString() } },
+    });
+    counters.forgedSent++;
+    const r = await client.request(`/api/payments/webhooks/sandbox`, {
+      method: "POST",
+      rawBody: body,
+      instance: i,
+      endpoint: "forged webhook",
+      lane: "shop",
+      headers: { "content-type": "application/json", [SANDBOX_SIGNATURE_HEADER]: signWebhookBody(body, { secret: FORGER_SECRET }) },
+    });
+    if (r.status >= 200 && r.status < 300) counters.forgedAccepted++;
+    return; // and never pays: the hold expires
+  }
   await sleep(rand(1_000, 4_000)); // typing the card number
   if (fate === "decline") {
     await act(id, "decline");
@@ -459,7 +506,7 @@ async function shop(i: number, token: string | null): Promise<void> {
     if (level < 0) continue;
     const ordinals = map ? mapPick(bytes, level, qty) : null;
     const body = ordinals ? { kind: "seats", ordinals } : { kind: "best", priceLevelId: levels[level]!.id, quantity: qty };
-    const r = await client.request<{ orderId: string; seats: unknown[]; holdExpiresAt: string; error?: string; code?: string }>(`/api/events/${eventId}/holds`, {
+    const r = await client.request<{ orderId: string; seats: unknown[]; holdExpiresAt: string; totalMinor: number; currency: string; error?: string; code?: string }>(`/api/events/${eventId}/holds`, {
       method: "POST",
       body,
       jar: jars[i],
@@ -533,7 +580,7 @@ let tick = 0;
 // Time the end needs at worst: fans finishing their requests (≤ 10 s), every hold running out
 // and the sweeps converging (hold time + 20 s), the checks and the report (~10 s). (At a sell-out
 // nothing is held any more, so the end takes seconds.)
-const endAllowanceMs = (10 + cfg.holdMinutes * 60 + 20 + 10) * 1000;
+const endAllowanceMs = (10 + cfg.holdMinutes * 60 + 20 + RECONCILE_EVERY_MS / 1000 + 10) * 1000;
 const deadline = Math.min(onSaleAt + cfg.timeLimit * 1000, cfg.budget > 0 ? tStart + cfg.budget * 1000 - endAllowanceMs : Infinity);
 if (cfg.budget > 0) log(`the sale stops by t=${Math.round((deadline - onSaleAt) / 1000)} s to finish within the ${cfg.budget}-s budget`);
 while (!stopped) {
@@ -567,15 +614,17 @@ log(soldOutAt ? `SOLD OUT ${((soldOutAt - onSaleAt) / 1000).toFixed(1)} s after 
 await Promise.race([Promise.all(lives), sleep(10_000)]); // requests still in flight after that are abandoned, as by fans closing the page
 
 // ---------- convergence ----------
-log("waiting for the sweeps to converge (no pending holds past expiry, no captured payment on an order without tickets)…");
-const convergeDeadline = Date.now() + (cfg.holdMinutes * 60 + 20) * 1000;
+log("waiting for the sweeps and the ledger reconciliation to converge (no pending holds, no captured payment — ours or the PSP's — on an order without tickets)…");
+const convergeDeadline = Date.now() + (cfg.holdMinutes * 60 + 20 + RECONCILE_EVERY_MS / 1000) * 1000;
 let converged = false;
 while (Date.now() < convergeDeadline) {
   const [pending] = (await db().execute(sql`select count(*)::int as n from orders where event_id = ${eventId} and status = 'pending_payment'`)) as unknown as { n: number }[];
   const [paidNoTickets] = (await db().execute(
     sql`select count(*)::int as n from payments p join orders o on o.id = p.order_id where o.event_id = ${eventId} and p.status = 'captured' and o.status <> 'ticketed'`,
   )) as unknown as { n: number }[];
-  if (pending!.n === 0 && paidNoTickets!.n === 0) {
+  // The PSP's side: money it holds for an order that is not ticketed, tickets it holds no money for.
+  const psp = pending!.n === 0 && paidNoTickets!.n === 0 ? await checkPspInvariants(db(), { eventId, graceMs: 0 }) : null;
+  if (psp && psp.pspCapturedWithoutTickets === 0 && psp.pspTicketsWithoutCapture === 0 && psp.pspDoubleCharged === 0) {
     converged = true;
     break;
   }
@@ -610,7 +659,8 @@ const fairness: FairnessReport = {
   laterRho: R.spearman(laterJoins.map((j) => j.sentAt), laterJoins.map((j) => laterPos.get(j.fanId) ?? j.position)),
   duplicatePositions: laterValues.length - new Set(laterValues).size + [...laterPos.keys()].filter((id) => prePos.has(id)).length,
 };
-const violations = R.violations(invariants, fairness);
+// A forged capture webhook the app accepted is a hole, even if reconciliation voided it later.
+const violations = { ...R.violations(invariants, fairness), forgedWebhooksAccepted: counters.forgedAccepted };
 const ok = R.passed(violations) && converged;
 
 // ---------- report ----------

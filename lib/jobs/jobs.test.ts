@@ -9,6 +9,7 @@ import { Inngest } from "inngest";
 import { afterAll, describe, expect, it } from "vitest";
 import { orders, outbox, tickets } from "@/db/schema";
 import { orderLifecycle } from "@/inngest/order-lifecycle";
+import { ledgerReconciliation } from "@/inngest/ledger-reconciliation";
 import { reconciliation } from "@/inngest/reconciliation";
 import { ticketIssuance } from "@/inngest/ticket-issuance";
 import { closeDb, db } from "@/lib/db";
@@ -88,6 +89,14 @@ describe("Inngest functions", () => {
   it("reconciliation: the cron runs one pass and reports the invariants", async () => {
     const t = new InngestTestEngine({ function: reconciliation });
     const { result } = await t.execute({ events: [{ name: "inngest/scheduled.timer", data: {} }] });
-    expect(result).toMatchObject({ invariants: { oversold: 0, doubleCharged: 0 } });
+    expect(result).toMatchObject({ invariants: { oversold: 0, doubleCharged: 0 }, ledger: [{ provider: "sandbox" }] });
+  }, 60_000);
+
+  it("PSP ledger: the minute cron reconciles each provider's ledger from its cursor", async () => {
+    const t = new InngestTestEngine({ function: ledgerReconciliation });
+    const { result } = await t.execute({ events: [{ name: "inngest/scheduled.timer", data: {} }] });
+    expect(result).toEqual([expect.objectContaining({ provider: "sandbox", errors: [] })]);
+    const [cursor] = await db().select().from((await import("@/db/schema")).pspLedgerCursors).where(eq((await import("@/db/schema")).pspLedgerCursors.provider, "sandbox"));
+    expect(cursor!.reconciledThrough.getTime()).toBeGreaterThan(Date.now() - 60_000);
   }, 60_000);
 });

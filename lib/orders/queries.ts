@@ -20,6 +20,8 @@ export interface FanOrderView {
   tickets: { id: string; seatLabel: string; code: string; status: string }[];
   /** True when the fan paid but the seats had gone and the money was (or is being) refunded. */
   refunded: boolean;
+  /** True when the order was cancelled after its tickets were issued: the PSP had no record of its payment (docs/adr/0010). */
+  voided: boolean;
 }
 
 /** The order if it belongs to `fanId`, else null. */
@@ -47,7 +49,7 @@ export async function getFanOrder(db: Db, orderId: string, fanId: string): Promi
       .select({ id: tickets.id, code: tickets.code, status: tickets.status, seatLabel: seats.label })
       .from(tickets)
       .innerJoin(seats, eq(tickets.seatId, seats.id))
-      .where(and(eq(tickets.orderId, orderId), inArray(tickets.status, ["valid", "used"])))
+      .where(eq(tickets.orderId, orderId))
       .orderBy(asc(seats.ordinal)),
   ]);
   const payment = attempts[0];
@@ -61,8 +63,9 @@ export async function getFanOrder(db: Db, orderId: string, fanId: string): Promi
     currency: order.currency,
     seats: items,
     payment: payment ? { status: payment.status, provider: payment.provider } : null,
-    tickets: ticketRows,
+    tickets: ticketRows.filter((t) => t.status !== "void"),
     refunded: attempts.some((p) => p.status === "refunded"),
+    voided: order.status === "cancelled" && ticketRows.some((t) => t.status === "void"),
   };
 }
 

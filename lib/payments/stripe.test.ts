@@ -86,6 +86,7 @@ function fakeStripe(answers: Partial<Record<string, (...args: unknown[]) => unkn
         create: method("checkout.sessions.create"),
         retrieve: method("checkout.sessions.retrieve"),
         expire: method("checkout.sessions.expire"),
+        list: method("checkout.sessions.list"),
       },
     },
     refunds: { create: method("refunds.create"), list: method("refunds.list") },
@@ -585,5 +586,40 @@ describe("toPaymentProviderError", () => {
     expect(toPaymentProviderError(flagged, "x").retryable).toBe(true);
     const conflict = Stripe.errors.StripeError.generate({ message: "in progress", statusCode: 409, type: "idempotency_error" });
     expect(toPaymentProviderError(conflict, "x").retryable).toBe(true);
+  });
+});
+
+describe("StripeProvider.listLedger", () => {
+  const T = 1_800_000_000; // the window: [T, T + 3600)
+  const window = { from: new Date(T * 1000), to: new Date((T + 3_600) * 1000) };
+  const paid = (id: string, pi: string, capturedAt: number, extra: Record<string, unknown> = {}) =>
+    session({ id, payment_intent: { id: pi, object: "payment_intent", status: "succeeded", latest_charge: { id: `ch_${pi}`, object: "charge", created: capturedAt, captured: true, refunded: false, ...extra } }, metadata: { orderId: `ord_${id}` } });
+
+  it("lists paid sessions captured in the window (all pages) and refunds made in it, in minor units", async () => {
+    const { provider, calls } = fakeStripe({
+      "checkout.sessions.list": (params) => {
+        const p = params as { starting_after?: string; payment_intent?: string };
+        if (p.payment_intent === "pi_old") return { data: [paid("cs_old", "pi_old", T - 86_000, { refunded: true })], has_more: false };
+        if (!p.starting_after) return { data: [paid("cs_a", "pi_a", T + 10), session({ id: "cs_unpaid", payment_status: "unpaid", payment_intent: null })], has_more: true };
+        return { data: [paid("cs_b", "pi_b", T + 20), paid("cs_before", "pi_before", T - 100)], has_more: false };
+      },
+      "refunds.list": () => ({ data: [{ id: "re_1", object: "refund", payment_intent: "pi_b", status: "succeeded", created: T + 30 }, { id: "re_2", object: "refund", payment_intent: "pi_old", status: "succeeded", created: T + 40 }, { id: "re_3", object: "refund", payment_intent: "pi_a", status: "failed", created: T + 50 }], has_more: false }),
+    });
+    const entries = await provider.listLedger(window);
+    expect(entries.map((e) => [e.checkoutSessionId, e.orderId, e.paymentId, e.amountMinor, e.currency, e.capturedAt.getTime() / 1000, e.refundedAt ? e.refundedAt.getTime() / 1000 : null, e.refundId])).toEqual([
+      ["cs_a", "ord_cs_a", "pi_a", 12_550, "EUR", T + 10, null, null],
+      ["cs_b", "ord_cs_b", "pi_b", 12_550, "EUR", T + 20, T + 30, "re_1"],
+      ["cs_old", "ord_cs_old", "pi_old", 12_550, "EUR", T - 86_000, T + 40, "re_2"],
+    ]);
+    // Sessions from 24 h before the window (a session pays within its life), completed, expanded, paged.
+    const lists = calls.filter((c) => c.method === "checkout.sessions.list").map((c) => c.args[0] as Record<string, unknown>);
+    expect(lists[0]).toMatchObject({ created: { gte: T - 86_400, lt: T + 3_600 }, status: "complete", limit: 100, expand: ["data.payment_intent", "data.payment_intent.latest_charge"] });
+    expect(lists[1]).toMatchObject({ starting_after: "cs_unpaid" });
+    expect(calls.find((c) => c.method === "refunds.list")!.args[0]).toMatchObject({ created: { gte: T, lt: T + 3_600 }, limit: 100 });
+  });
+
+  it("wraps a listing failure as a retryable provider error", async () => {
+    const { provider } = fakeStripe({ "checkout.sessions.list": () => Promise.reject(new Stripe.errors.StripeConnectionError({ message: "down", type: "api_connection_error" } as never)) });
+    await expect(provider.listLedger(window)).rejects.toMatchObject({ name: "PaymentProviderError", retryable: true });
   });
 });

@@ -120,6 +120,15 @@ export async function checkInvariants(db: Db, opts: { eventId?: string; graceMs?
 }
 
 /**
+ * Only the PSP-side counts (I2–I4 against the PSP's ledger), for callers that poll for
+ * convergence (the simulator) and need not pay for the whole check each time.
+ */
+export async function checkPspInvariants(db: Db, opts: { eventId?: string; graceMs?: number; now?: Date } = {}) {
+  const now = opts.now ?? new Date();
+  return pspSide(db, await loadLedger(db, opts), { eventId: opts.eventId, cutoff: new Date(now.getTime() - (opts.graceMs ?? 60_000)), now });
+}
+
+/**
  * I2–I4 against the PSP's records. Each ledger entry is matched to our order by its
  * checkout (our payment row), else by the order id the PSP recorded; entries for no order
  * of ours are not StarArena's money and are left out (reconciliation records them).

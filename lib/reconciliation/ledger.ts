@@ -85,6 +85,22 @@ async function paymentsByCheckout(db: Db, provider: string, checkoutIds: string[
   return found;
 }
 
+/** A report of a pass that found nothing (yet): every count 0. */
+export function emptyLedgerReport(provider: string, window: LedgerWindow, errors: string[] = []): LedgerReport {
+  return {
+    provider,
+    window: { from: window.from.toISOString(), to: window.to.toISOString() },
+    entries: 0,
+    capturesApplied: 0,
+    capturesConfirmed: 0,
+    capturesVoided: 0,
+    refundsRecorded: 0,
+    refundsResent: 0,
+    unknown: 0,
+    errors,
+  };
+}
+
 /** Our orders among these ids (id → event, amount, currency). */
 async function ordersById(db: Db, ids: string[]): Promise<Map<string, { eventId: string; totalMinor: number; currency: string }>> {
   const found = new Map<string, { eventId: string; totalMinor: number; currency: string }>();
@@ -110,18 +126,7 @@ export async function reconcileLedger(
   opts: { eventId?: string; now?: Date } = {},
 ): Promise<{ report: LedgerReport; entries: LedgerEntry[] }> {
   const now = opts.now ?? new Date();
-  const report: LedgerReport = {
-    provider: provider.name,
-    window: { from: window.from.toISOString(), to: window.to.toISOString() },
-    entries: 0,
-    capturesApplied: 0,
-    capturesConfirmed: 0,
-    capturesVoided: 0,
-    refundsRecorded: 0,
-    refundsResent: 0,
-    unknown: 0,
-    errors: [],
-  };
+  const report = emptyLedgerReport(provider.name, window);
   const attempt = async (label: string, fn: () => Promise<void>) => {
     try {
       await fn();

@@ -14,7 +14,7 @@ import type { Db } from "@/lib/db";
 import { rebuildInventory } from "@/lib/inventory/rebuild";
 import { recordDiscrepancy } from "@/lib/reconciliation/discrepancies";
 import { checkInvariants, persistentRedisMismatches, type InvariantReport } from "@/lib/reconciliation/invariants";
-import { advanceLedgerCursor, ledgerProviders, ledgerWindow, reconcileLedger, type LedgerReport } from "@/lib/reconciliation/ledger";
+import { advanceLedgerCursor, emptyLedgerReport, ledgerProviders, ledgerWindow, reconcileLedger, type LedgerReport } from "@/lib/reconciliation/ledger";
 import { sweep, type SweepReport } from "@/lib/reconciliation/sweep";
 
 /** One reconciliation pass's findings. */
@@ -47,18 +47,7 @@ export async function reconcileLedgers(db: Db, opts: { eventId?: string; now?: D
       if (!opts.eventId && report.errors.length === 0) await advanceLedgerCursor(db, provider.name, window.to);
     } catch (error) {
       const message = error instanceof Error ? error.message.split("\n")[0]! : String(error);
-      reports.push({
-        provider: provider.name,
-        window: { from: window.from.toISOString(), to: window.to.toISOString() },
-        entries: 0,
-        capturesApplied: 0,
-        capturesConfirmed: 0,
-        capturesVoided: 0,
-        refundsRecorded: 0,
-        refundsResent: 0,
-        unknown: 0,
-        errors: [`listing the ledger failed: ${message}`],
-      });
+      reports.push(emptyLedgerReport(provider.name, window, [`listing the ledger failed: ${message}`]));
     }
   }
   return reports;

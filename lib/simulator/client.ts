@@ -33,7 +33,10 @@ export interface EndpointStats {
 /** Options of a request. */
 export interface RequestOptions {
   method?: "GET" | "POST" | "PUT" | "DELETE";
+  /** Sent as JSON. */
   body?: unknown;
+  /** Sent exactly as given (e.g. a webhook body whose signature covers its bytes); wins over `body`. */
+  rawBody?: string;
   jar?: CookieJar;
   /** Extra headers (e.g. x-forwarded-for, authorization). */
   headers?: Record<string, string>;
@@ -97,9 +100,9 @@ export class SimClient {
   /** One request to the origin. Never throws: network failures come back as status 0. */
   request<T = unknown>(path: string, opts: RequestOptions): Promise<SimResponse<T>> {
     const started = performance.now();
-    const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
+    const payload = opts.rawBody ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body));
     const headers: Record<string, string> = { accept: "application/json", ...opts.headers };
-    if (payload !== undefined) headers["content-type"] = "application/json";
+    if (payload !== undefined) headers["content-type"] ??= "application/json";
     if (opts.jar && opts.jar.size > 0) headers.cookie = [...opts.jar].map(([k, v]) => `${k}=${v}`).join("; ");
     const base = this.bases[(opts.instance ?? 0) % this.bases.length]!;
     return new Promise((resolve) => {

@@ -13,24 +13,13 @@ import type { InvariantReport } from "@/lib/reconciliation/invariants";
 import { chartHtml, fifoViolations, isPermutation, passed, percentile, rhoBound, spearman, violations, type FairnessReport } from "@/lib/simulator/report";
 import { SESSION_COOKIE, SESSION_DATA_COOKIE, signSessionData, signSessionToken } from "@/lib/auth/cookie-cache";
 import { createFansWithSessions } from "@/lib/simulator/sessions";
+import { CLEAN_INVARIANTS } from "@/lib/testing/invariants";
 
 afterAll(async () => {
   await closeDb();
 });
 
-const clean: InvariantReport = {
-  oversold: 0,
-  redisMismatches: 0,
-  paidWithoutTickets: 0,
-  refundedWithTickets: 0,
-  doubleCharged: 0,
-  ticketsWithoutPayment: 0,
-  holdsNotEnded: 0,
-  overFanLimit: 0,
-  pspCapturedWithoutTickets: 0,
-  pspDoubleCharged: 0,
-  pspTicketsWithoutCapture: 0,
-};
+const clean: InvariantReport = { ...CLEAN_INVARIANTS };
 const fair: FairnessReport = {
   preQueueFans: 1000,
   preQueuePermutation: true,
