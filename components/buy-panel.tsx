@@ -64,10 +64,10 @@ export function BuyPanel(props: { eventId: string; slug: string; levels: Level[]
       const result = await holdSeatsAction(props.eventId, request, nonce);
       if (result.ok) return router.push(`/orders/${result.orderId}`);
       setNonce(crypto.randomUUID());
-      if (result.signIn) return router.push(`/sign-in?next=${encodeURIComponent(`/events/${props.slug}`)}`);
-      if (result.queue) return router.push(queueUrl);
+      if (result.code === "sign_in_required") return router.push(`/sign-in?next=${encodeURIComponent(`/events/${props.slug}`)}`);
+      if (result.code.startsWith("admission_")) return router.push(queueUrl);
       setError(result.error);
-      setPendingOrderId(result.orderId ?? null);
+      setPendingOrderId(typeof result.orderId === "string" ? result.orderId : null);
       setPicked([]);
     });
   }

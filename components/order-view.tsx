@@ -94,7 +94,12 @@ export function OrderView({ initial }: { initial: FanOrderView }) {
             </button>
             <button
               disabled={pending}
-              onClick={() => startTransition(async () => setError((await cancelAction(order.id)).error ?? null))}
+              onClick={() =>
+                startTransition(async () => {
+                  const r = await cancelAction(order.id);
+                  setError(r.ok ? null : r.error);
+                })
+              }
               className="rounded bg-white/10 px-4 py-2 hover:bg-white/20"
             >
               Give the seats back

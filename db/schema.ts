@@ -198,6 +198,7 @@ export const events = pgTable(
     holdMinutes: integer("hold_minutes").notNull().default(15),
     perFanLimit: integer("per_fan_limit").notNull().default(4),
     /** Waiting-room admission rate, fans per minute. */
+    /** The waiting room's settings: written only by lib/waiting-room/config.ts (its one owner). */
     admissionRatePerMinute: integer("admission_rate_per_minute").notNull().default(600),
     /** Most admitted fans shopping at once. */
     activeCap: integer("active_cap").notNull().default(2000),

@@ -5,7 +5,7 @@
  * `waitForEvent` (see DESIGN.md's testing note). One run per order.
  */
 import { db } from "@/lib/db";
-import { settleExpiredHold } from "@/lib/orders/expiry";
+import { settleExpiredHold } from "@/lib/payments/expiry";
 import { inngest } from "./client";
 
 export const orderLifecycle = inngest.createFunction(

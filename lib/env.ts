@@ -12,6 +12,7 @@
  * {@link EnvError} whose message names the variable. `.env.example` documents each one.
  */
 import { z } from "zod";
+import { AppError } from "@/lib/errors";
 
 const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 
@@ -126,14 +127,26 @@ function isLocalDevelopment(v: { NODE_ENV: string; APP_URL: string; HOST?: strin
 /** The validated environment. */
 export type Env = z.output<typeof schema>;
 
+/**
+ * The origins the app is served from: APP_URL's, and for a loopback APP_URL the same port
+ * under the other loopback names (`npm start` prints http://127.0.0.1:3000 while APP_URL
+ * says localhost; both are this machine). Used for the auth library's origin check.
+ */
+export function appOrigins(e: Pick<Env, "APP_URL">): string[] {
+  const url = new URL(e.APP_URL);
+  if (!isLoopbackHost(url.hostname)) return [url.origin];
+  const port = url.port ? `:${url.port}` : "";
+  return [...new Set([url.origin, ...["localhost", "127.0.0.1", "[::1]"].map((h) => `${url.protocol}//${h}${port}`)])];
+}
+
 /** Raised when a variable is missing or malformed; the message names every bad variable. */
-export class EnvError extends Error {
+export class EnvError extends AppError {
   constructor(readonly problems: { variable: string; message: string }[]) {
     super(
-      "Invalid StarArena environment (see .env.example):\n" +
-        problems.map((p) => `  - ${p.variable}: ${p.message}`).join("\n"),
+      "internal",
+      "invalid_environment",
+      "Invalid StarArena environment (see .env.example):\n" + problems.map((p) => `  - ${p.variable}: ${p.message}`).join("\n"),
     );
-    this.name = "EnvError";
   }
 }
 

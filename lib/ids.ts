@@ -4,6 +4,7 @@
  * (`{evt_…}`), so every key of one event lands in one cluster slot (DESIGN.md, Redis).
  */
 import { randomBytes } from "node:crypto";
+import { z } from "zod";
 
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
 
@@ -17,3 +18,17 @@ export function newId(prefix: IdPrefix): string {
   for (const byte of bytes) out += ALPHABET[byte & 31];
   return `${prefix}_${out}`;
 }
+
+/**
+ * Id schemas for ids that come from outside (URLs, bodies, forms): the one place that says
+ * what a valid id looks like. Each refuses anything else with a message a person can read.
+ */
+const idSchema = (prefix: IdPrefix, what: string) =>
+  z.string().regex(new RegExp(`^${prefix}_[0-9a-z]{1,32}$`), `That is not ${what} id (they look like ${prefix}_…)`);
+
+/** An event id as it appears in URLs (`evt_` + lower-case base-32). */
+export const eventIdSchema = idSchema("evt", "an event");
+/** An order id as it appears in URLs (`ord_` + lower-case base-32). */
+export const orderIdSchema = idSchema("ord", "an order");
+/** A price level id (`pl_` + lower-case base-32). */
+export const priceLevelIdSchema = idSchema("pl", "a price level");

@@ -7,6 +7,7 @@
  * of one event carries the event id as a hash tag, `{evt_…}`, so one event's keys share
  * a cluster slot and one Lua script may touch them all.
  */
+import { AppError } from "@/lib/errors";
 import { Redis } from "@upstash/redis";
 import { env } from "@/lib/env";
 import { createTcpRequester, type TcpRequester } from "@/lib/redis-tcp";
@@ -50,10 +51,10 @@ export async function closeRedis(): Promise<void> {
 const EVENT_ID = /^evt_[0-9a-z]{1,32}$/;
 
 /** Raised for an id that cannot be part of a key (it would break the hash tag). */
-export class InvalidKeyPartError extends Error {
+export class InvalidKeyPartError extends AppError {
   constructor(what: string, value: string) {
-    super(`Invalid ${what} for a Redis key: ${JSON.stringify(value)}`);
-    this.name = "InvalidKeyPartError";
+    // Ids are validated at the edge (lib/ids.ts): reaching this is a bug, answered 500.
+    super("internal", "invalid_key_part", `Invalid ${what} for a Redis key: ${JSON.stringify(value.slice(0, 80))}`);
   }
 }
 

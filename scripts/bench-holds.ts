@@ -11,15 +11,15 @@ import { cpus } from "node:os";
 import postgres from "postgres";
 import { loadProjectEnv } from "./load-env";
 import { median } from "./lib/bench-server";
-import { deleteKeys } from "./lib/redis-keys";
-import { dropDatabase, ensureDatabase, runMigrations } from "@/db/migrate";
+import { deleteKeys } from "@/lib/redis-keys";
+import { dropDatabase, ensureDatabase, runMigrations } from "@/lib/migrations";
 import { closeDb, db } from "@/lib/db";
 import { createEvent } from "@/lib/events/create";
 import { newId } from "@/lib/ids";
 import { holdInRedis } from "@/lib/inventory/hold";
 import { rebuildInventory } from "@/lib/inventory/rebuild";
 import { closeRedis, luaScript } from "@/lib/redis";
-import { ensureUser } from "@/db/seed";
+import { ensureUser } from "@/lib/auth/users";
 import { arenaPlan } from "@/lib/venues/plan";
 import { createVenue } from "@/lib/venues/store";
 

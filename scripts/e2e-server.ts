@@ -6,10 +6,10 @@
 import { spawn } from "node:child_process";
 import { buildIfNeeded, clearRenderedPages } from "./lib/build";
 import { ensureRunSecrets } from "./lib/local-env";
-import { dropDatabase, ensureDatabase, runMigrations } from "@/db/migrate";
-import { seedDemo } from "@/db/seed";
+import { dropDatabase, ensureDatabase, runMigrations } from "@/lib/migrations";
+import { seedDemo } from "@/scripts/lib/seed";
 import { closeDb, db } from "@/lib/db";
-import { deleteKeys } from "./lib/redis-keys";
+import { deleteKeys } from "@/lib/redis-keys";
 
 const port = process.env.E2E_PORT ?? "3100";
 const base = new URL(process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/stararena");

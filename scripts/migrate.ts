@@ -1,6 +1,6 @@
 /** `npm run db:migrate`: creates the database if needed and applies the committed migrations. */
 import { loadProjectEnv } from "./load-env";
-import { ensureDatabase, runMigrations } from "@/db/migrate";
+import { ensureDatabase, runMigrations } from "@/lib/migrations";
 import { env } from "@/lib/env";
 
 loadProjectEnv();

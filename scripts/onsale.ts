@@ -128,8 +128,8 @@ process.env.APP_URL ??= baseUrl;
 
 const { eq, sql } = await import("drizzle-orm");
 const { priceLevels, seats, eventSeats } = await import("@/db/schema");
-const { ensureUser } = await import("@/db/seed");
-const { dropDatabase, ensureDatabase, runMigrations } = await import("@/db/migrate");
+const { ensureUser } = await import("@/lib/auth/users");
+const { dropDatabase, ensureDatabase, runMigrations } = await import("@/lib/migrations");
 const { closeDb, db } = await import("@/lib/db");
 const { env } = await import("@/lib/env");
 const { createEvent } = await import("@/lib/events/create");
@@ -141,12 +141,12 @@ const { SESSION_COOKIE, SESSION_DATA_COOKIE } = await import("@/lib/auth/cookie-
 const R = await import("@/lib/simulator/report");
 const { arenaPlan, smallArenaPlan, ARENA_MIN_CAPACITY } = await import("@/lib/venues/plan");
 const { createVenue } = await import("@/lib/venues/store");
-const { queueKeys } = await import("@/lib/waiting-room/queue");
+const { queueKeys } = await import("@/lib/waiting-room/keys");
 const { estimatedPreQueuePosition, pollDelayMs, preQueueTurnNear } = await import("@/lib/waiting-room/draw");
 const { admissionCookieName } = await import("@/lib/waiting-room/token");
 const { SANDBOX_SIGNATURE_HEADER, signWebhookBody } = await import("@/lib/payments/sandbox/psp");
 const { buildIfNeeded, buildIsStale, clearRenderedPages } = await import("./lib/build");
-const { deleteKeys } = await import("./lib/redis-keys");
+const { deleteKeys } = await import("@/lib/redis-keys");
 
 const children: ChildProcess[] = [];
 const signalChildren = (signal: NodeJS.Signals) => {

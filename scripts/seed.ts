@@ -1,7 +1,7 @@
 /** `npm run db:seed`: idempotent demo data (see db/seed.ts). Migrates first so it works on a fresh database. */
 import { loadProjectEnv } from "./load-env";
-import { ensureDatabase, runMigrations } from "@/db/migrate";
-import { seedDemo } from "@/db/seed";
+import { ensureDatabase, runMigrations } from "@/lib/migrations";
+import { seedDemo } from "@/scripts/lib/seed";
 import { closeDb, db } from "@/lib/db";
 import { env } from "@/lib/env";
 

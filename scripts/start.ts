@@ -16,8 +16,8 @@ import { loadProjectEnv } from "./load-env";
 import { buildIfNeeded, clearRenderedPages } from "./lib/build";
 import { ensureLocalEnvFile } from "./lib/local-env";
 import { ensurePostgres, ensureRedis, ServiceUnavailableError } from "./lib/services";
-import { ensureDatabase, runMigrations } from "@/db/migrate";
-import { isEmpty, seedDemo } from "@/db/seed";
+import { ensureDatabase, runMigrations } from "@/lib/migrations";
+import { isEmpty, seedDemo } from "@/scripts/lib/seed";
 import { closeDb, db } from "@/lib/db";
 import { env, EnvError, isLoopbackHost } from "@/lib/env";
 

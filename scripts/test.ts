@@ -1,5 +1,5 @@
 /**
- * `npm test`: the whole gate, in order — lint, typecheck, Vitest (unit + integration
+ * `npm test`: the whole gate, in order — lint, the layering check, typecheck, Vitest (unit + integration
  * against the real Postgres and Redis, isolated per run), `next build`, Playwright e2e
  * in Debian's Chromium against that build, then the small on-sale simulation on the same
  * build (500 seats, 5,000 fans over HTTP; fails on any invariant violation or an unfair
@@ -12,6 +12,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 type Step = { name: string; cmd: string; args: string[]; env?: Record<string, string> };
 const steps: Step[] = [
   { name: "lint", cmd: "npx", args: ["eslint", "."] },
+  // Imports run one way, no cycles, no database from the UI (.dependency-cruiser.cjs, docs/architecture.md).
+  { name: "layering (dependency-cruiser)", cmd: "npx", args: ["depcruise", "app", "components", "lib", "inngest", "scripts", "db", "--config", ".dependency-cruiser.cjs"] },
   { name: "typecheck", cmd: "npm", args: ["run", "typecheck", "--silent"] },
   { name: "unit + integration (vitest)", cmd: "npx", args: ["vitest", "run", "--reporter=default", "--reporter=json", "--outputFile.json=test-results/vitest.json"] },
   // Tests build into their own folder so a running `npm start` keeps serving its .next.

@@ -1,12 +1,17 @@
 /** `npm run worker`: the local worker alone (lib/jobs/worker.ts). Ctrl-C stops it after the current pass. */
 import { loadProjectEnv } from "./load-env";
 import { closeDb, db } from "@/lib/db";
-import { startLocalWorker } from "@/lib/jobs/worker";
+import { inngestConfigured, startLocalWorker } from "@/lib/jobs/worker";
+import { inngest } from "@/inngest/client";
 import { closeRedis } from "@/lib/redis";
 
 loadProjectEnv();
 // WORKER_INTERVAL_MS: sweep interval (2 s); RECONCILE_EVERY_MS: reconciliation, PSP ledger included (60 s).
-const stop = startLocalWorker(db(), { intervalMs: Number(process.env.WORKER_INTERVAL_MS ?? 2_000), reconcileEveryMs: Number(process.env.RECONCILE_EVERY_MS ?? 60_000) });
+const stop = startLocalWorker(db(), {
+  intervalMs: Number(process.env.WORKER_INTERVAL_MS ?? 2_000),
+  reconcileEveryMs: Number(process.env.RECONCILE_EVERY_MS ?? 60_000),
+  send: inngestConfigured() ? (events) => inngest.send(events) : undefined,
+});
 const shutdown = async () => {
   await stop();
   await closeDb();

@@ -5,7 +5,7 @@
  */
 import { desc, eq } from "drizzle-orm";
 import { discrepancies, events } from "@/db/schema";
-import { recordAdminAction } from "@/lib/admin/audit";
+import { recordAdminAction } from "@/lib/audit/admin-actions";
 import { AdminOrderError } from "@/lib/admin/orders";
 import type { Db } from "@/lib/db";
 import { reconcile } from "@/lib/reconciliation/reconcile";

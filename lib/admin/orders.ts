@@ -1,37 +1,28 @@
 /**
- * The organizer's order desk (issue 6, "Orders"): find an order of one of their shows,
- * read everything about it, and act on it — refund, re-issue tickets, release a stuck
- * hold. Every read and action is scoped to the organizer who owns the show (checked
- * here too, not only by the page), every state change goes through the guarded
- * transitions of lib/orders/state-machine (I8), and every action is written to the
- * audit log (`admin_actions`, ./audit.ts) in the same request.
+ * The organizer's order desk: find an order of one of their shows, read everything about
+ * it, and act on it — refund (lib/payments/refund-order.ts), re-issue tickets
+ * (lib/tickets/reissue.ts), release a stuck hold (lib/payments/expiry.ts). This module
+ * keeps what is the organizer's: every read and action is scoped to the organizer who
+ * owns the show (checked here too, not only by the page), every action and every refusal
+ * is written to the audit log (`admin_actions`, lib/audit/admin-actions.ts), and the
+ * refusals carry messages the organizer can act on. The domain operations themselves live
+ * with their concepts and go through the guarded transitions (I8).
  *
- * Refusals are {@link AdminOrderError}s with a `code` for code paths and a `message`
- * that can be shown to the organizer as is.
- *
- * Re-issuing tickets (decision): `tickets.line_item_id` is unique over all rows, void
- * ones included, so "void the old row, insert a new one" is impossible without changing
- * that index. Instead the code is rotated in place: a new signed code (new `iat`)
- * replaces the old one in the same row, guarded by `status = 'valid' AND code = <old>`.
- * The old code stops admitting because check-in (lib/tickets/check-in) requires the
- * scanned code to equal the ticket's current code ("replaced"). The audit log keeps a
- * fingerprint (SHA-256 prefix) of every replaced code. Used tickets are not re-issued
- * (that would let the same seat in twice).
+ * Refusals are AppErrors ({@link AdminOrderError} for ownership) with a stable `code`.
+ * The audit log keeps a fingerprint (SHA-256 prefix) of every replaced ticket code, never
+ * the code itself.
  */
 import { createHash } from "node:crypto";
-import { and, asc, eq, sql } from "drizzle-orm";
+import { asc, eq, sql } from "drizzle-orm";
 import { events, lineItems, orders, orderTransitions, payments, priceLevels, seats, tickets, user } from "@/db/schema";
-import { listOrderAdminActions, recordAdminAction, type AdminActionName, type AdminActionView } from "@/lib/admin/audit";
+import { listOrderAdminActions, recordAdminAction, type AdminActionName, type AdminActionView } from "@/lib/audit/admin-actions";
 import type { Db } from "@/lib/db";
-import { env } from "@/lib/env";
-import type { ReopenResult } from "@/lib/inventory/reopen";
-import { endSoldOrder, reopenAfterEnd } from "@/lib/orders/end-sold";
-import { closePendingOrder } from "@/lib/orders/expiry";
+import { AppError, type ErrorKind } from "@/lib/errors";
 import type { OrderStatus, TransitionCause } from "@/lib/orders/state-machine";
+import { closePendingOrder } from "@/lib/payments/expiry";
 import { PaymentProviderError } from "@/lib/payments/provider";
-import { refundPayment } from "@/lib/payments/refund";
-import { signTicketCode } from "@/lib/tickets/codes";
-import { issueTickets } from "@/lib/tickets/issue";
+import { refundPaidOrder, type RefundOutcome } from "@/lib/payments/refund-order";
+import { rotateTicketCodes, type ReissueOutcome } from "@/lib/tickets/reissue";
 
 /** Why an admin read or action was refused. */
 export type AdminOrderErrorCode =
@@ -56,14 +47,24 @@ export type AdminOrderErrorCode =
   /** Something else is changing the order right now (e.g. tickets being issued); try again. */
   | "busy";
 
+const ADMIN_ERROR_KIND: Record<AdminOrderErrorCode, ErrorKind> = {
+  not_found: "not_found",
+  not_your_show: "forbidden",
+  nothing_to_refund: "conflict",
+  already_refunded: "conflict",
+  no_payment: "conflict",
+  no_valid_tickets: "conflict",
+  not_pending: "conflict",
+  hold_running: "conflict",
+  psp_unavailable: "unavailable",
+  busy: "conflict",
+};
+
 /** A refused admin read or action. `message` is written for the organizer. */
-export class AdminOrderError extends Error {
-  override readonly name = "AdminOrderError";
-  constructor(
-    readonly code: AdminOrderErrorCode,
-    message: string,
-  ) {
-    super(message);
+export class AdminOrderError extends AppError {
+  declare readonly code: AdminOrderErrorCode;
+  constructor(code: AdminOrderErrorCode, message: string) {
+    super(ADMIN_ERROR_KIND[code], code, message);
   }
 }
 
@@ -211,6 +212,12 @@ export interface AdminOrderView {
   can: { refund: boolean; reissue: boolean; releaseHold: boolean };
 }
 
+/** The show an order belongs to, for the page's ownership check (null for an unknown order). */
+export async function orderShow(db: Db, orderId: string): Promise<{ orderId: string; eventId: string } | null> {
+  const [row] = await db.select({ orderId: orders.id, eventId: orders.eventId }).from(orders).where(eq(orders.id, orderId));
+  return row ?? null;
+}
+
 /** Loads the order and checks the organizer runs its show. */
 async function ownedOrder(db: Db, organizerId: string, orderId: string) {
   const [row] = await db.select({ order: orders, event: events }).from(orders).innerJoin(events, eq(orders.eventId, events.id)).where(eq(orders.id, orderId));
@@ -304,154 +311,50 @@ async function refuse(db: Db, ctx: { organizerId: string; eventId: string; order
 /** A fingerprint of a ticket code for the audit log (the code itself admits a person). */
 const fingerprint = (code: string) => createHash("sha256").update(code).digest("hex").slice(0, 16);
 
-/** What {@link refundOrder} did. */
-export interface RefundOutcome {
-  orderId: string;
-  /** Payments given back (refunded at the PSP now, or found refunded by an earlier attempt). */
-  refunded: { paymentId: string; amountMinor: number; currency: string }[];
-  ticketsVoided: number;
-  /** Seats back on sale in Postgres. */
-  seatsReleased: string[];
-  /** The Redis side; "error" means the seats reopen at the next reconciliation instead. */
-  redis: ReopenResult | { result: "error"; message: string };
-}
-
 /**
- * Refunds a paid or ticketed order in full: the kept payment is refunded at the PSP
- * (refundPayment, idempotent per payment), then in one transaction the order goes to
- * `refunded`, its tickets to `void`, its line items `sold → refunded` and the seats back
- * to `available`; finally Redis frees the seats (reopenSoldSeats), so another fan can hold them.
- *
- * Money first: if the PSP fails nothing else changes; if the transaction fails after the
- * PSP refunded, calling again finishes the job (the payment is found refunded).
- * A `paid` order whose tickets are not issued yet gets them issued first and then voided:
- * ticket issuance is not serialised with this function, and only once every line item
- * has its (unique) ticket row can no late issuance add a valid ticket to a refunded order.
- *
+ * Refunds a paid or ticketed order of the organizer's show in full (lib/payments/refund-order.ts:
+ * money first, then the order, tickets and seats in one transaction, with the audit entry
+ * in that same transaction; a refusal is audited too).
  * @param reason why, for the transition log and the audit log.
- * @throws {AdminOrderError} "not_found", "not_your_show", "nothing_to_refund" ("This order is
- *   not paid, so there is nothing to refund"), "already_refunded", "no_payment",
- *   "psp_unavailable", "busy".
+ * @throws {AdminOrderError} "not_found", "not_your_show"; {AppError} the refund's refusals
+ *   ("already_refunded", "nothing_to_refund", "no_payment", "psp_unavailable", "busy").
  */
 export async function refundOrder(db: Db, organizerId: string, orderId: string, reason = "refunded by the organizer"): Promise<RefundOutcome> {
   const { order } = await ownedOrder(db, organizerId, orderId);
   const ctx = { organizerId, eventId: order.eventId, orderId };
-  const cause = causeOf(organizerId, reason);
-  if (order.status === "refunded") return refuse(db, ctx, "refund", "already_refunded", "This order has already been refunded.");
-  if (order.status !== "paid" && order.status !== "ticketed") {
-    return refuse(db, ctx, "refund", "nothing_to_refund", `This order is not paid (it is ${order.status.replace("_", " ")}), so there is nothing to refund.`);
-  }
-  if (order.status === "paid") {
-    try {
-      await issueTickets(db, orderId, cause);
-    } catch {
-      return refuse(db, ctx, "refund", "busy", "Tickets for this order are being issued right now. Try again in a moment.");
-    }
-  }
-
-  const pays = await db.select().from(payments).where(eq(payments.orderId, orderId));
-  const kept = pays.filter((p) => p.status === "captured");
-  if (kept.length === 0 && !pays.some((p) => p.status === "refunded")) {
-    return refuse(db, ctx, "refund", "no_payment", "This order has no captured payment, so there is no money to give back.");
-  }
-  for (const p of kept) {
-    try {
-      await refundPayment(db, p.id, cause);
-    } catch (error) {
-      if (!(error instanceof PaymentProviderError)) throw error;
-      return refuse(db, ctx, "refund", "psp_unavailable", `The payment provider did not refund the payment (${error.message}). Nothing else was changed; try again in a moment.`);
-    }
-  }
-  const refunded = (await db.select().from(payments).where(and(eq(payments.orderId, orderId), eq(payments.status, "refunded")))).map((p) => ({
-    paymentId: p.id,
-    amountMinor: p.amountMinor,
-    currency: p.currency,
-  }));
-
-  const done = await db.transaction(async (tx) => {
-    const ended = await endSoldOrder(tx, orderId, "refunded", cause);
-    if (!ended) return null;
-    await recordAdminAction(tx, {
-      ...ctx,
-      action: "refund",
-      detail: { outcome: "done", reason, from: ended.from, payments: refunded, ticketsVoided: ended.ticketsVoided, seats: ended.seatsReleased },
-    });
-    return ended;
-  });
-  if (!done) return refuse(db, ctx, "refund", "already_refunded", "This order has just been refunded by someone else.");
-
-  const redis = await reopenAfterEnd(done);
-  return { orderId, refunded, ticketsVoided: done.ticketsVoided, seatsReleased: done.seatsReleased, redis };
-}
-
-/** What {@link reissueTickets} did. */
-export interface ReissueOutcome {
-  orderId: string;
-  /** Tickets with a new code. */
-  reissued: { ticketId: string; seatLabel: string }[];
-  /** Valid tickets that changed under us (checked in, voided) and were left alone. */
-  skipped: string[];
+  return audited(db, ctx, "refund", () =>
+    refundPaidOrder(db, orderId, causeOf(organizerId, reason), {
+      withinTransaction: (tx, ended, refunded) =>
+        recordAdminAction(tx, { ...ctx, action: "refund", detail: { outcome: "done", reason, from: ended.from, payments: refunded, ticketsVoided: ended.ticketsVoided, seats: ended.seatsReleased } }),
+    }),
+  );
 }
 
 /**
- * Gives every valid ticket of a ticketed order a new signed code; the old codes stop
- * admitting at once (check-in compares the scanned code with the current one). Used and
- * void tickets are left as they are. See the module comment for why the row is kept.
- * @throws {AdminOrderError} "not_found", "not_your_show", "no_valid_tickets".
+ * Gives every valid ticket of a ticketed order of the organizer's show a new code
+ * (lib/tickets/reissue.ts); each replaced code's fingerprint goes to the audit log.
+ * @throws {AdminOrderError} "not_found", "not_your_show"; {AppError} "no_valid_tickets".
  */
 export async function reissueTickets(db: Db, organizerId: string, orderId: string, reason = "tickets re-issued by the organizer"): Promise<ReissueOutcome> {
   const { order } = await ownedOrder(db, organizerId, orderId);
   const ctx = { organizerId, eventId: order.eventId, orderId };
-  if (order.status !== "ticketed") {
-    return refuse(db, ctx, "reissue_tickets", "no_valid_tickets", `This order is ${order.status.replace("_", " ")}, so it has no tickets to re-issue.`);
-  }
-  const current = await db
-    .select({ id: tickets.id, code: tickets.code, seatLabel: seats.label })
-    .from(tickets)
-    .innerJoin(seats, eq(tickets.seatId, seats.id))
-    .where(and(eq(tickets.orderId, orderId), eq(tickets.status, "valid")))
-    .orderBy(asc(seats.ordinal));
-  if (current.length === 0) return refuse(db, ctx, "reissue_tickets", "no_valid_tickets", "This order has no valid tickets to re-issue (used tickets stay as they are).");
+  return audited(db, ctx, "reissue_tickets", () =>
+    rotateTicketCodes(db, orderId, {
+      onRotated: (tx, ticket, oldCode, newCode) =>
+        recordAdminAction(tx, { ...ctx, ticketId: ticket.id, action: "reissue_tickets", detail: { outcome: "done", reason, seat: ticket.seatLabel, replacedCode: fingerprint(oldCode), newCode: fingerprint(newCode) } }),
+      onNothingRotated: (tx, skipped) => recordAdminAction(tx, { ...ctx, action: "reissue_tickets", detail: { outcome: "refused", code: "no_valid_tickets", skipped } }),
+    }),
+  );
+}
 
-  const secret = env().TICKET_SIGNING_SECRET;
-  const fresh = new Map<string, string>();
-  for (const t of current) {
-    // Ed25519 is deterministic and `iat` has second precision: a code signed in the same
-    // second as the old one would be the old one. Wait for the next second in that case.
-    let code = await signTicketCode({ ticketId: t.id, eventId: order.eventId, seatLabel: t.seatLabel, orderId }, secret);
-    while (code === t.code) {
-      await new Promise((r) => setTimeout(r, 1_005 - (Date.now() % 1_000)));
-      code = await signTicketCode({ ticketId: t.id, eventId: order.eventId, seatLabel: t.seatLabel, orderId }, secret);
-    }
-    fresh.set(t.id, code);
+/** Runs an organizer's action; a refusal it throws (an AppError) is written to the audit log, then thrown on. */
+async function audited<T>(db: Db, ctx: { organizerId: string; eventId: string; orderId: string }, action: AdminActionName, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof AppError) await recordAdminAction(db, { ...ctx, action, detail: { outcome: "refused", code: error.code, message: error.message } });
+    throw error;
   }
-
-  return db.transaction(async (tx) => {
-    const reissued: ReissueOutcome["reissued"] = [];
-    const skipped: string[] = [];
-    for (const t of current) {
-      const changed = await tx
-        .update(tickets)
-        .set({ code: fresh.get(t.id)!, issuedAt: sql`now()` })
-        .where(and(eq(tickets.id, t.id), eq(tickets.status, "valid"), eq(tickets.code, t.code)))
-        .returning({ id: tickets.id });
-      if (changed.length !== 1) {
-        skipped.push(t.id);
-        continue;
-      }
-      reissued.push({ ticketId: t.id, seatLabel: t.seatLabel });
-      await recordAdminAction(tx, {
-        ...ctx,
-        ticketId: t.id,
-        action: "reissue_tickets",
-        detail: { outcome: "done", reason, seat: t.seatLabel, replacedCode: fingerprint(t.code), newCode: fingerprint(fresh.get(t.id)!) },
-      });
-    }
-    if (reissued.length === 0) {
-      await recordAdminAction(tx, { ...ctx, action: "reissue_tickets", detail: { outcome: "refused", code: "no_valid_tickets", skipped } });
-    }
-    return { orderId, reissued, skipped };
-  });
 }
 
 /** What {@link releaseStuckHold} did. */

@@ -7,7 +7,7 @@
  * lib/simulator/report.test.ts).
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
-import type { SessionUser } from "@/lib/auth/session";
+import type { SessionUser } from "@/lib/auth/user";
 
 /** better-auth's session cookie name (no `__Secure-` prefix over plain http). */
 export const SESSION_COOKIE = "better-auth.session_token";

@@ -9,7 +9,7 @@ import { drizzleAdapter } from "better-auth/adapters/drizzle";
 import { nextCookies } from "better-auth/next-js";
 import * as schema from "@/db/schema";
 import { db } from "@/lib/db";
-import { env } from "@/lib/env";
+import { appOrigins, env } from "@/lib/env";
 
 /** How long the signed session cookie cache is trusted without Postgres (seconds; ADR 0007). */
 export const SESSION_CACHE_SECONDS = 5 * 60;
@@ -20,7 +20,7 @@ function createAuth() {
     appName: "StarArena",
     baseURL: e.APP_URL,
     secret: e.BETTER_AUTH_SECRET,
-    trustedOrigins: [e.APP_URL],
+    trustedOrigins: appOrigins(e),
     database: drizzleAdapter(db(), {
       provider: "pg",
       schema: { user: schema.user, session: schema.session, account: schema.account, verification: schema.verification },

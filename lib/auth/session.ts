@@ -8,16 +8,13 @@ import { forbidden, notFound, redirect } from "next/navigation";
 import { events } from "@/db/schema";
 import { auth } from "@/lib/auth";
 import { userFromCookieCache } from "@/lib/auth/cookie-cache";
+import type { SessionUser } from "@/lib/auth/user";
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
+import { AppError } from "@/lib/errors";
+import { eventIdSchema } from "@/lib/ids";
 
-/** The signed-in user as the app sees it. */
-export interface SessionUser {
-  id: string;
-  email: string;
-  name: string;
-  role: "fan" | "organizer";
-}
+export type { SessionUser } from "@/lib/auth/user";
 
 /**
  * Reads the session from request headers; null when signed out. Tries the signed session
@@ -56,7 +53,7 @@ export async function requireOrganizer(returnTo = "/admin"): Promise<SessionUser
  */
 export async function requireOrganizerOfEvent(eventId: string, returnTo = "/admin") {
   const user = await requireOrganizer(returnTo);
-  if (!/^evt_[0-9a-z]{1,32}$/.test(eventId)) notFound();
+  if (!eventIdSchema.safeParse(eventId).success) notFound();
   const event = await db().query.events.findFirst({ where: eq(events.id, eventId) });
   if (!event) return notFound();
   if (event.organizerId !== user.id) forbidden();
@@ -65,18 +62,12 @@ export async function requireOrganizerOfEvent(eventId: string, returnTo = "/admi
 
 /**
  * The route-handler twin of {@link requireOrganizerOfEvent}: answers instead of redirecting.
- * @returns the organizer and the event id, or the status (401 signed out, 403 fan or another
- *   organizer's show, 400 malformed id) and a message for a JSON error.
+ * @returns the event when `user` is an organizer who runs it.
+ * @throws {AppError} 403 `organizers_only` for a fan, 403 `not_your_show` for an unknown show or another organizer's.
  */
-export async function organizerOfEventForRequest(
-  requestHeaders: Headers,
-  rawEventId: string,
-): Promise<{ ok: true; user: SessionUser; eventId: string } | { ok: false; status: 400 | 401 | 403; message: string }> {
-  const user = await getSessionUser(requestHeaders);
-  if (!user) return { ok: false, status: 401, message: "Sign in as the show's organizer." };
-  if (user.role !== "organizer") return { ok: false, status: 403, message: "This is for the show's organizer only." };
-  if (!/^evt_[0-9a-z]{1,32}$/.test(rawEventId)) return { ok: false, status: 400, message: "That is not an event id (they look like evt_…)" };
-  const event = await db().query.events.findFirst({ where: eq(events.id, rawEventId) });
-  if (!event || event.organizerId !== user.id) return { ok: false, status: 403, message: "This show is not yours." };
-  return { ok: true, user, eventId: event.id };
+export async function assertOrganizerOfEvent(user: SessionUser, eventId: string): Promise<typeof events.$inferSelect> {
+  if (user.role !== "organizer") throw new AppError("forbidden", "organizers_only", "This is for the show's organizer only.");
+  const event = await db().query.events.findFirst({ where: eq(events.id, eventId) });
+  if (!event || event.organizerId !== user.id) throw new AppError("forbidden", "not_your_show", "This show is not yours.");
+  return event;
 }

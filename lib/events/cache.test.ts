@@ -7,7 +7,7 @@ import { events, priceLevels } from "@/db/schema";
 import { closeDb, db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { cachedEvent, EVENT_CACHE_TTL_MS, forgetEvent } from "@/lib/events/cache";
-import { updateEvent } from "@/lib/events/manage";
+import { updateEvent } from "@/lib/events/setup";
 import { makeStudioShow } from "@/lib/testing/fixtures";
 
 afterAll(async () => {

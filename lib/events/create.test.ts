@@ -3,7 +3,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { ZodError } from "zod";
 import { eventSeats, priceLevels, rows, seats } from "@/db/schema";
 import { closeDb, db } from "@/lib/db";
-import { createEvent, EmptyPriceLevelError, seatMatches } from "@/lib/events/create";
+import { createEvent, EmptyPriceLevelError } from "@/lib/events/create";
+import { seatMatches } from "@/lib/events/seat-rules";
 import { makeStudioShow, makeUser } from "@/lib/testing/fixtures";
 
 afterAll(async () => {

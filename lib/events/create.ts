@@ -3,35 +3,19 @@
  * are on sale at which price level), in one transaction.
  *
  * Price levels are assigned by rules over the venue plan — by tier, section codes and
- * row ranges — first matching rule wins; seats no rule matches are not on sale.
+ * row ranges — first matching rule wins; seats no rule matches are not on sale
+ * (./seat-rules.ts).
  */
-import { eq, sql } from "drizzle-orm";
+
 import { z } from "zod";
-import { eventSeats, events, priceLevels, rows, seats, sections } from "@/db/schema";
+import { eventSeats, events, priceLevels } from "@/db/schema";
 import type { Db } from "@/lib/db";
+import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
+import { assignSeats, loadVenueSeats, priceLevelInputSchema } from "@/lib/events/seat-rules";
+import { writeQueueSettings } from "@/lib/waiting-room/config";
 
 const INSERT_BATCH = 5_000;
-
-/** Which seats a price level covers. Every given criterion must match. */
-export const seatRuleSchema = z.object({
-  tier: z.string().min(1).optional(),
-  sections: z.array(z.string().min(1)).min(1).optional(),
-  /** Row range by the row's position within its section (1 = nearest the stage), inclusive. */
-  rows: z
-    .object({ from: z.number().int().min(1), to: z.number().int().min(1) })
-    .refine((r) => r.from <= r.to, "rows.from must not be after rows.to")
-    .optional(),
-});
-
-export const priceLevelInputSchema = z.object({
-  name: z.string().trim().min(1).max(60),
-  /** Minor units (cents). */
-  priceMinor: z.number().int().min(0).max(10_000_000),
-  currency: z.string().regex(/^[A-Z]{3}$/, "currency must be an ISO 4217 code such as EUR"),
-  color: z.string().regex(/^#[0-9a-fA-F]{6}$/, "color must look like #1e88e5"),
-  seats: z.array(seatRuleSchema).min(1),
-});
 
 export const eventInputSchema = z
   .object({
@@ -57,24 +41,12 @@ export const eventInputSchema = z
   });
 
 export type EventInput = z.input<typeof eventInputSchema>;
-export type SeatRule = z.infer<typeof seatRuleSchema>;
 
-/** Raised when a price-level plan matches no seat at all for a level. */
-export class EmptyPriceLevelError extends Error {
+/** Raised when a price-level plan matches no seat at all for a level: 400 `empty_price_level`. */
+export class EmptyPriceLevelError extends AppError {
   constructor(readonly level: string) {
-    super(`Price level "${level}" matches no seat of the venue`);
-    this.name = "EmptyPriceLevelError";
+    super("bad_request", "empty_price_level", `Price level "${level}" matches no seat of the venue`);
   }
-}
-
-type SeatFacts = { seatId: number; tier: string; section: string; row: number };
-
-/** True when `seat` satisfies every criterion of `rule`. */
-export function seatMatches(rule: SeatRule, seat: Omit<SeatFacts, "seatId">): boolean {
-  if (rule.tier && rule.tier !== seat.tier) return false;
-  if (rule.sections && !rule.sections.includes(seat.section)) return false;
-  if (rule.rows && (seat.row < rule.rows.from || seat.row > rule.rows.to)) return false;
-  return true;
 }
 
 /**
@@ -90,20 +62,13 @@ export async function createEvent(
   const eventId = newId("evt");
   const levels = v.priceLevels.map((level, i) => ({ ...level, id: newId("pl"), sortOrder: i }));
 
-  const venueSeats: SeatFacts[] = await db
-    .select({ seatId: seats.id, tier: sections.tier, section: sections.code, row: sql<number>`${rows.sortOrder} + 1` })
-    .from(seats)
-    .innerJoin(sections, eq(seats.sectionId, sections.id))
-    .innerJoin(rows, eq(seats.rowId, rows.id))
-    .where(eq(seats.venueId, v.venueId));
-
+  // Which level sells each seat: the first whose rules match it (./seat-rules.ts).
+  const assignment = assignSeats(await loadVenueSeats(db, v.venueId), levels);
   const inventory: { eventId: string; seatId: number; priceLevelId: string }[] = [];
   const seatsByLevel: Record<string, number> = Object.fromEntries(levels.map((l) => [l.name, 0]));
-  for (const seat of venueSeats) {
-    const level = levels.find((l) => l.seats.some((rule) => seatMatches(rule, seat)));
-    if (!level) continue;
-    inventory.push({ eventId, seatId: seat.seatId, priceLevelId: level.id });
-    seatsByLevel[level.name]! += 1;
+  for (const [seatId, i] of assignment) {
+    inventory.push({ eventId, seatId, priceLevelId: levels[i]!.id });
+    seatsByLevel[levels[i]!.name]! += 1;
   }
   for (const level of levels) if (seatsByLevel[level.name] === 0) throw new EmptyPriceLevelError(level.name);
 
@@ -121,9 +86,9 @@ export async function createEvent(
       timeZone: v.timeZone,
       holdMinutes: v.holdMinutes,
       perFanLimit: v.perFanLimit,
-      admissionRatePerMinute: v.admissionRatePerMinute,
-      activeCap: v.activeCap,
     });
+    // The waiting room's settings have one writer: its own config module.
+    await writeQueueSettings(tx, eventId, { ratePerMinute: v.admissionRatePerMinute, activeCap: v.activeCap });
     await tx.insert(priceLevels).values(
       levels.map((l) => ({
         id: l.id,

@@ -6,7 +6,7 @@
  */
 import { holdKey, inventoryKeys, rowsKey, scriptKeys } from "@/lib/inventory/keys";
 import { CONFIRM_HOLD, HOLD_BEST_AVAILABLE, HOLD_SEATS, RELEASE_HOLD } from "@/lib/inventory/lua";
-import { FanLimitError, InventoryNotReadyError, NotEnoughSeatsError, SeatsTakenError } from "@/lib/inventory/errors";
+import { FanLimitError, InventoryNotReadyError, NotEnoughSeatsError, SeatsTakenError, SlotEndedError } from "@/lib/inventory/errors";
 import { luaScript, redis } from "@/lib/redis";
 
 /** What a fan asks to hold. Ordinals are the venue's seat ordinals (bit positions in the availability bitset). */
@@ -29,15 +29,6 @@ export interface RedisHoldInput {
   slot?: { key: string; position: number };
 }
 
-/** The fan's admission slot has ended (left the queue, bought, or timed out): the token holds nothing (403). */
-export class SlotEndedError extends Error {
-  readonly status = 403;
-  readonly code = "slot_ended";
-  constructor() {
-    super("Your turn has ended (you left the queue, bought tickets, or your time ran out). Join the queue again to buy.");
-    this.name = "SlotEndedError";
-  }
-}
 
 const scripts = () => ({
   seats: luaScript<string[]>(HOLD_SEATS),

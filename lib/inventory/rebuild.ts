@@ -8,6 +8,7 @@
  * Best-available row lists are derived from the plan: rows nearest the stage first,
  * then sections nearest the stage's centre.
  */
+import { AppError } from "@/lib/errors";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { eventSeats, events, lineItems, orders, rows, seats, sections, venues } from "@/db/schema";
 import type { Db } from "@/lib/db";
@@ -30,11 +31,10 @@ export interface RebuildResult {
   inFlightKept: number;
 }
 
-/** Raised for an unknown event. */
-export class UnknownEventError extends Error {
+/** Raised for an unknown event: 404 `no_such_show`. */
+export class UnknownEventError extends AppError {
   constructor(eventId: string) {
-    super(`No event ${eventId}`);
-    this.name = "UnknownEventError";
+    super("not_found", "no_such_show", `No event ${eventId}`);
   }
 }
 

@@ -22,7 +22,10 @@ export function inngestConfigured(): boolean {
 export interface WorkerOptions {
   intervalMs?: number;
   reconcileEveryMs?: number;
-  /** Sends relayed events (default: `inngest.send`). */
+  /**
+   * Sends relayed events to Inngest (the entry point passes `inngest.send`, inngest/client.ts).
+   * Without it the outbox is marked handled locally, as when no Inngest server is configured.
+   */
   send?: (events: RelayedEvent[]) => Promise<unknown>;
   log?: (line: string) => void;
 }
@@ -34,22 +37,16 @@ export function startLocalWorker(db: Db, opts: WorkerOptions = {}): () => Promis
   const intervalMs = opts.intervalMs ?? 2_000;
   const reconcileEveryMs = opts.reconcileEveryMs ?? 60_000;
   const log = opts.log ?? ((line: string) => console.log(`[worker] ${line}`));
-  const withInngest = inngestConfigured();
+  const send = opts.send;
+  const withInngest = inngestConfigured() && send !== undefined;
   let stopped = false;
   let lastReconcile = 0;
   let lastRelayWarning = 0;
   let current: Promise<void> = Promise.resolve();
 
-  const send =
-    opts.send ??
-    (async (events: RelayedEvent[]) => {
-      const { inngest } = await import("@/inngest/client");
-      return inngest.send(events);
-    });
-
   async function pass() {
     if (withInngest) {
-      const r = await relayOutbox(db, send);
+      const r = await relayOutbox(db, send!);
       // Failures repeat while Inngest is down: say so at most once a minute.
       if (r.sent || (r.failed && Date.now() - lastRelayWarning >= 60_000)) {
         if (r.failed) lastRelayWarning = Date.now();

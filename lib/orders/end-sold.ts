@@ -11,9 +11,10 @@
  * (lib/payments/void.ts).
  */
 import { and, asc, eq, inArray } from "drizzle-orm";
-import { eventSeats, lineItems, orders, seats, tickets } from "@/db/schema";
+import { orders, seats, tickets } from "@/db/schema";
 import type { Db } from "@/lib/db";
 import { reopenSoldSeats, type ReopenResult } from "@/lib/inventory/reopen";
+import { endSoldSeats } from "@/lib/orders/seats";
 import { transitionOrder, transitionTicket, type TransitionCause } from "@/lib/orders/state-machine";
 
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
@@ -41,20 +42,10 @@ export async function endSoldOrder(tx: Tx, orderId: string, to: "refunded" | "ca
   let ticketsVoided = 0;
   const tix = await tx.select().from(tickets).where(and(eq(tickets.orderId, orderId), inArray(tickets.status, ["valid", "used"]))).for("update");
   for (const t of tix) if (await transitionTicket(tx, t, t.status, "void", cause)) ticketsVoided++;
-  const ended = await tx
-    .update(lineItems)
-    .set({ status: to === "refunded" ? "refunded" : "released" })
-    .where(and(eq(lineItems.orderId, orderId), eq(lineItems.status, "sold")))
-    .returning({ seatId: lineItems.seatId });
-  const seatIds = ended.map((r) => r.seatId);
-  let seatsReleased: string[] = [];
-  if (seatIds.length > 0) {
-    await tx
-      .update(eventSeats)
-      .set({ status: "available" })
-      .where(and(eq(eventSeats.eventId, locked.eventId), eq(eventSeats.status, "sold"), inArray(eventSeats.seatId, seatIds)));
-    seatsReleased = (await tx.select({ label: seats.label }).from(seats).where(inArray(seats.id, seatIds)).orderBy(asc(seats.ordinal))).map((s) => s.label);
-  }
+  const seatIds = await endSoldSeats(tx, { orderId, eventId: locked.eventId }, to === "refunded" ? "refunded" : "released");
+  const seatsReleased = seatIds.length
+    ? (await tx.select({ label: seats.label }).from(seats).where(inArray(seats.id, seatIds)).orderBy(asc(seats.ordinal))).map((s) => s.label)
+    : [];
   return { from: locked.status, ticketsVoided, seatsReleased, eventId: locked.eventId, holdId: locked.holdId };
 }
 

@@ -4,24 +4,23 @@
  * its latency and outcome recorded for the live view, and the fan's admission slot kept
  * busy until the hold ends.
  */
-import { z } from "zod";
 import type { Db } from "@/lib/db";
-import { InventoryError } from "@/lib/inventory/errors";
-import { SlotEndedError, type HoldRequest } from "@/lib/inventory/hold";
+import { asAppError } from "@/lib/errors";
+import type { HoldRequest } from "@/lib/inventory/hold";
 import { measureHold } from "@/lib/metrics/holds";
 import { placeOrder, type PlacedOrder } from "@/lib/orders/place-order";
 import { assertAdmitted } from "@/lib/waiting-room/admission";
 import { enforceLimit } from "@/lib/waiting-room/limits";
-import { admissionSlotKey, extendSlot } from "@/lib/waiting-room/queue";
-import { AdmissionTokenError } from "@/lib/waiting-room/token";
+import { admissionSlotKey } from "@/lib/waiting-room/keys";
+import { extendSlot } from "@/lib/waiting-room/queue";
 
 /**
  * Holds seats for an admitted fan. The admission token must be valid and its slot still
  * running (checked inside the Redis claim); the same `idempotencyKey` returns the same order.
  * @param input.admissionToken the fan's token for this event (cookie or bearer), if any.
  * @param input.idempotencyKey the request's key (header or form nonce), if any.
- * @throws {RateLimitedError} (429), {AdmissionTokenError} (401/403; `slot_ended` once the
- *   fan's turn is over), {InventoryError} subclasses (4xx), {z.ZodError}.
+ * @throws {AppError}: `rate_limited` (429), `admission_*` (401/403; `admission_slot_ended` once
+ *   the fan's turn is over), the hold path's refusals (4xx, lib/inventory/errors.ts), `invalid_input`.
  */
 export async function holdForFan(
   db: Db,
@@ -40,11 +39,9 @@ export async function holdForFan(
           const { position } = await assertAdmitted(eventId, fanId, input.admissionToken);
           return { slot: { key: admissionSlotKey(eventId), position } };
         },
-      }).catch((error: unknown) => {
-        if (error instanceof SlotEndedError) throw new AdmissionTokenError(error.message, 403, "slot_ended");
-        throw error;
       }),
-    (error) => (error instanceof InventoryError || error instanceof AdmissionTokenError || error instanceof z.ZodError ? "refused" : "error"),
+    // A refusal the fan can read (4xx) is the hold path working; anything else counts as an error.
+    (error) => ((asAppError(error)?.status ?? 500) < 500 ? "refused" : "error"),
   );
   await extendSlot(db, input.eventId, input.fanId, order.holdExpiresAt.getTime());
   return order;

@@ -21,10 +21,12 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import { eventSeats, events, lineItems, orders, orderTransitions, priceLevels, seats } from "@/db/schema";
 import { uniqueViolation, type Db } from "@/lib/db";
-import { newId } from "@/lib/ids";
-import { FanLimitError, InventoryError, InventoryNotReadyError, NotOnSaleError, SeatsTakenError, UnknownSeatError } from "@/lib/inventory/errors";
+import { newId, priceLevelIdSchema } from "@/lib/ids";
+import { AppError } from "@/lib/errors";
+import { FanLimitError, InventoryNotReadyError, notOnSale, SeatsTakenError, UnknownSeatError } from "@/lib/inventory/errors";
 import { holdInRedis, releaseInRedis, type HoldRequest, type RedisHoldInput } from "@/lib/inventory/hold";
 import { ensureInventory } from "@/lib/inventory/rebuild";
+import { holdSeatsQueries } from "@/lib/orders/seats";
 import { enqueue } from "@/lib/outbox";
 import { cachedEvent } from "@/lib/events/cache";
 
@@ -43,7 +45,7 @@ export const holdRequestSchema = z.discriminatedUnion("kind", [
   }),
   z.object({
     kind: z.literal("best"),
-    priceLevelId: z.string().regex(/^pl_[0-9a-z]+$/, "Unknown price level"),
+    priceLevelId: priceLevelIdSchema,
     quantity: z
       .number({ error: "Quantity must be a number" })
       .int("Quantity must be a whole number")
@@ -70,33 +72,31 @@ export interface PlacedOrder {
   seats: { ordinal: number; label: string; priceLevel: string; priceMinor: number }[];
   /** True when this is the order an earlier request with the same idempotency key made. */
   replayed?: boolean;
+  /** The order's status now: `pending_payment` for a new hold; a replayed order may have moved on (paid, expired, cancelled…). */
+  status: string;
 }
 
 /** The fan already has an order waiting for payment for this show (409): pay for it or give it back first. */
-export class PendingOrderError extends InventoryError {
+export class PendingOrderError extends AppError {
   constructor(
     readonly orderId: string,
     ending: boolean,
   ) {
     super(
+      "conflict",
+      ending ? "previous_hold_ending" : "order_pending",
       ending
         ? "Your previous hold has just run out and its seats are being released. Try again in a few seconds."
         : "You already have seats on hold for this show: pay for them, or give them back, before holding others.",
-      409,
-      ending ? "previous_hold_ending" : "order_pending",
+      // An ending hold is settled by the sweep within seconds.
+      { details: { orderId }, retryAfter: ending ? 3 : undefined },
     );
-  }
-  /** Seconds a client should wait before retrying (an ending hold is settled by the sweep within seconds). */
-  get retryAfterSeconds(): number | undefined {
-    return this.code === "previous_hold_ending" ? 3 : undefined;
   }
 }
 
-/** The idempotency key was used before, by this fan, for another show (422). */
-export class IdempotencyKeyReusedError extends InventoryError {
-  constructor() {
-    super("That idempotency key was already used for another request. Send a new key for a new hold.", 422, "idempotency_key_reused");
-  }
+/** The idempotency key was used before, by this fan, for another show (422 `idempotency_key_reused`). */
+export function idempotencyKeyReused(): AppError {
+  return new AppError("unprocessable", "idempotency_key_reused", "That idempotency key was already used for another request. Send a new key for a new hold.");
 }
 
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
@@ -114,9 +114,9 @@ export type AdmissionCheck = (eventId: string, fanId: string) => Promise<{ slot?
  * @param input.request explicit seat ordinals or best-available N in a price level (validated with {@link holdRequestSchema}).
  * @param input.idempotencyKey the request's key ({@link idempotencyKeySchema}); the same key returns the same order.
  * @param input.now clock (tests).
- * @throws {InventoryError} subclasses with a fan-readable message: SeatsTakenError, NotEnoughSeatsError,
- *   FanLimitError, NotOnSaleError, UnknownSeatError, InventoryNotReadyError, PendingOrderError (409),
- *   IdempotencyKeyReusedError (422); {SlotEndedError} (403); {z.ZodError} for malformed requests.
+ * @throws {AppError} with a fan-readable message (lib/inventory/errors.ts): SeatsTakenError, NotEnoughSeatsError,
+ *   FanLimitError, `not_on_sale`, UnknownSeatError, InventoryNotReadyError, PendingOrderError (409),
+ *   `idempotency_key_reused` (422), SlotEndedError (403); {z.ZodError} for malformed requests.
  */
 export async function placeOrder(
   db: Db,
@@ -128,12 +128,12 @@ export async function placeOrder(
   // attempts are refused by Redis, and each would otherwise read these rows (lib/events/cache).
   const cached = await cachedEvent(db, input.eventId);
   const event = cached?.event;
-  if (!event || event.status !== "published") throw new NotOnSaleError("There is no such show on sale.", 404);
-  if (event.onSaleAt > now) throw new NotOnSaleError("This show is not on sale yet.");
+  if (!event || event.status !== "published") throw notOnSale("There is no such show on sale.", "not_found");
+  if (event.onSaleAt > now) throw notOnSale("This show is not on sale yet.");
   const key = input.idempotencyKey === undefined ? undefined : idempotencyKeySchema.parse(input.idempotencyKey);
   const admitted = (await input.admission?.(event.id, input.fanId)) ?? undefined;
   if (request.kind === "best" && !cached.priceLevelIds.has(request.priceLevelId)) {
-    throw new InventoryError("That price level does not belong to this show.", 400, "unknown_price_level");
+    throw new AppError("bad_request", "unknown_price_level", "That price level does not belong to this show.");
   }
 
   const holdId = newId("hld");
@@ -153,7 +153,8 @@ export async function placeOrder(
   } catch (error) {
     // A retry of a request that already succeeded usually finds its own seats taken (or the
     // fan at the limit): answer with the order it made. Only refusals pay for these reads.
-    const earlier = key ? await keyedOrder(db, input.fanId, key) : null;
+    // The same key sent twice at once: the first request may still be writing its order.
+    const earlier = key ? await keyedOrder(db, input.fanId, key, error instanceof FanLimitError || error instanceof SeatsTakenError ? 5 : 1) : null;
     if (earlier) return replay(db, earlier, event.id);
     throw error instanceof FanLimitError ? await explainFanLimit(db, event, input.fanId, request, error) : error;
   }
@@ -168,7 +169,7 @@ export async function placeOrder(
       // A concurrent request with the same key won (a double submit), or the fan has another hold.
       const earlier = key ? await keyedOrder(db, input.fanId, key) : null;
       if (earlier) return replay(db, earlier, event.id);
-      if (violated === "orders_fan_idempotency_uq") throw new IdempotencyKeyReusedError();
+      if (violated === "orders_fan_idempotency_uq") throw idempotencyKeyReused();
       const [pending] = await db
         .select({ id: orders.id, holdExpiresAt: orders.holdExpiresAt })
         .from(orders)
@@ -194,15 +195,19 @@ async function explainFanLimit(db: Db, event: typeof events.$inferSelect, fanId:
   return error;
 }
 
-/** The fan's order made under `key`, or null. */
-async function keyedOrder(db: Db, fanId: string, key: string): Promise<{ id: string; eventId: string } | null> {
-  const [row] = await db.select({ id: orders.id, eventId: orders.eventId }).from(orders).where(and(eq(orders.fanId, fanId), eq(orders.idempotencyKey, key)));
-  return row ?? null;
+/** The fan's order made under `key`, or null; looks `tries` times, 100 ms apart (a concurrent twin's commit). */
+async function keyedOrder(db: Db, fanId: string, key: string, tries = 1): Promise<{ id: string; eventId: string } | null> {
+  for (let i = 0; i < tries; i++) {
+    if (i > 0) await new Promise((r) => setTimeout(r, 100));
+    const [row] = await db.select({ id: orders.id, eventId: orders.eventId }).from(orders).where(and(eq(orders.fanId, fanId), eq(orders.idempotencyKey, key)));
+    if (row) return row;
+  }
+  return null;
 }
 
 /** The earlier order, as {@link placeOrder} answered it the first time. @throws {IdempotencyKeyReusedError} when it is another show's. */
 async function replay(db: Db, earlier: { id: string; eventId: string }, eventId: string): Promise<PlacedOrder> {
-  if (earlier.eventId !== eventId) throw new IdempotencyKeyReusedError();
+  if (earlier.eventId !== eventId) throw idempotencyKeyReused();
   const [[order], rows] = await Promise.all([
     db.select().from(orders).where(eq(orders.id, earlier.id)),
     db
@@ -221,6 +226,7 @@ async function replay(db: Db, earlier: { id: string; eventId: string }, eventId:
     currency: order!.currency,
     seats: rows.map((r) => ({ ordinal: r.ordinal, label: r.label, priceLevel: r.level, priceMinor: r.priceMinor })),
     replayed: true,
+    status: order!.status,
   };
 }
 
@@ -264,7 +270,7 @@ async function writeOrder(
     throw new UnknownSeatError(p.ordinals.filter((o) => !found.has(o)));
   }
   const currencies = new Set(rows.map((r) => r.currency));
-  if (currencies.size !== 1) throw new InventoryError("Seats priced in different currencies cannot be bought in one order.", 400, "mixed_currency");
+  if (currencies.size !== 1) throw new AppError("bad_request", "mixed_currency", "Seats priced in different currencies cannot be bought in one order.");
   const currency = rows[0]!.currency;
 
   if (live + rows.length > p.event.perFanLimit) throw new FanLimitError(p.event.perFanLimit, live);
@@ -276,11 +282,7 @@ async function writeOrder(
   // transaction; its error is the first to come back, so the caller sees the unique violation.
   await Promise.all([
     tx.insert(orders).values({ id: orderId, eventId: p.event.id, fanId: p.fanId, holdId: p.holdId, holdExpiresAt: p.holdExpiresAt, totalMinor, currency, idempotencyKey: p.idempotencyKey ?? null }),
-    tx.insert(lineItems).values(rows.map((r) => ({ orderId, eventId: p.event.id, seatId: r.seatId, priceLevelId: r.levelId, priceMinor: r.priceMinor, currency: r.currency }))),
-    tx
-      .update(eventSeats)
-      .set({ status: "held" })
-      .where(and(eq(eventSeats.eventId, p.event.id), inArray(eventSeats.seatId, rows.map((r) => r.seatId)))),
+    ...holdSeatsQueries(tx, { orderId, eventId: p.event.id }, rows.map((r) => ({ seatId: r.seatId, priceLevelId: r.levelId, priceMinor: r.priceMinor, currency: r.currency }))),
     tx.insert(orderTransitions).values({ orderId, entity: "order", entityId: orderId, fromStatus: null, toStatus: "pending_payment", actor: `fan:${p.fanId}`, reason: `held ${rows.length} seat(s) until ${p.holdExpiresAt.toISOString()}` }),
   ]);
   await enqueue(tx, "order/created", { orderId, eventId: p.event.id, holdExpiresAt: p.holdExpiresAt.toISOString() }, `order/created:${orderId}`);
@@ -290,6 +292,7 @@ async function writeOrder(
     holdExpiresAt: p.holdExpiresAt,
     totalMinor,
     currency,
+    status: "pending_payment",
     seats: rows.sort((a, b) => a.ordinal - b.ordinal).map((r) => ({ ordinal: r.ordinal, label: r.label, priceLevel: r.level, priceMinor: r.priceMinor })),
   };
 }

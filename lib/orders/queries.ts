@@ -5,6 +5,7 @@
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import { events, lineItems, orders, payments, priceLevels, seats, tickets, venues } from "@/db/schema";
 import type { Db } from "@/lib/db";
+import { AppError } from "@/lib/errors";
 
 /** One order as its page shows it. Amounts in minor units; instants as ISO strings. */
 export interface FanOrderView {
@@ -23,6 +24,9 @@ export interface FanOrderView {
   /** True when the order was cancelled after its tickets were issued: the PSP had no record of its payment (docs/adr/0010). */
   voided: boolean;
 }
+
+/** The refusal for an order that does not exist or is another fan's (ids are not confirmed to strangers): 404 `no_such_order`. */
+export const noSuchOrder = () => new AppError("not_found", "no_such_order", "No such order");
 
 /** The order if it belongs to `fanId`, else null. */
 export async function getFanOrder(db: Db, orderId: string, fanId: string): Promise<FanOrderView | null> {

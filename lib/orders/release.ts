@@ -4,10 +4,11 @@
  * to available), then the Redis hold is released by its id. If the Redis step fails,
  * the seat stays unsellable in Redis only until the next sweep or rebuild — never sold twice.
  */
-import { and, eq, inArray } from "drizzle-orm";
-import { eventSeats, lineItems, orders } from "@/db/schema";
+import { eq } from "drizzle-orm";
+import { orders } from "@/db/schema";
 import type { Db } from "@/lib/db";
 import { releaseInRedis } from "@/lib/inventory/hold";
+import { releaseHeldSeats } from "@/lib/orders/seats";
 import { transitionOrder, type TransitionCause } from "@/lib/orders/state-machine";
 
 /**
@@ -19,17 +20,7 @@ export async function releaseOrder(db: Db, orderId: string, to: "expired" | "can
   if (!order) return false;
   const moved = await db.transaction(async (tx) => {
     if (!(await transitionOrder(tx, orderId, "pending_payment", to, cause))) return false;
-    const released = await tx
-      .update(lineItems)
-      .set({ status: "released" })
-      .where(and(eq(lineItems.orderId, orderId), eq(lineItems.status, "held")))
-      .returning({ seatId: lineItems.seatId });
-    if (released.length > 0) {
-      await tx
-        .update(eventSeats)
-        .set({ status: "available" })
-        .where(and(eq(eventSeats.eventId, order.eventId), eq(eventSeats.status, "held"), inArray(eventSeats.seatId, released.map((r) => r.seatId))));
-    }
+    await releaseHeldSeats(tx, { orderId, eventId: order.eventId });
     return true;
   });
   if (moved) await releaseInRedis(order.eventId, order.holdId);

@@ -8,6 +8,7 @@
  * touching the database; a change whose expected state no longer holds (someone else
  * got there first) returns false and writes nothing.
  */
+import { AppError } from "@/lib/errors";
 import { and, eq, sql } from "drizzle-orm";
 import { orders, orderTransitions, payments, tickets } from "@/db/schema";
 import type { Db } from "@/lib/db";
@@ -39,7 +40,7 @@ export const PAYMENT_TRANSITIONS: Record<PaymentStatus, readonly PaymentStatus[]
   created: ["pending", "captured", "declined", "cancelled"],
   pending: ["captured", "declined", "cancelled"],
   captured: ["refunded", "cancelled"],
-  declined: ["captured"],
+  declined: ["captured", "cancelled"],
   cancelled: ["captured"],
   refunded: [],
 };
@@ -52,10 +53,9 @@ export const TICKET_TRANSITIONS: Record<TicketStatus, readonly TicketStatus[]> =
 };
 
 /** A transition the state machine does not allow (a programming error, not a race). */
-export class ForbiddenTransitionError extends Error {
+export class ForbiddenTransitionError extends AppError {
   constructor(entity: string, from: string, to: string) {
-    super(`${entity}: ${from} → ${to} is not an allowed transition`);
-    this.name = "ForbiddenTransitionError";
+    super("internal", "forbidden_transition", `${entity}: ${from} → ${to} is not an allowed transition`);
   }
 }
 

@@ -7,25 +7,18 @@ import { orders, payments } from "@/db/schema";
 import type { Db } from "@/lib/db";
 import { cachedEvent } from "@/lib/events/cache";
 import { env } from "@/lib/env";
+import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import type { PaymentProvider } from "@/lib/payments/provider";
 
-/** A fan-readable refusal to start a checkout (status for routes). */
-export class CheckoutRefusedError extends Error {
-  constructor(
-    message: string,
-    readonly status: number,
-  ) {
-    super(message);
-    this.name = "CheckoutRefusedError";
-  }
-}
+/** A fan-readable refusal to start a checkout: 404 `no_such_order`, 409 `not_payable` / `hold_expired`. */
+const refused = (kind: "not_found" | "conflict", code: string, message: string) => new AppError(kind, code, message);
 
 /**
  * Starts (or resumes) the checkout of an order.
  * @returns the PSP's hosted payment page URL.
- * @throws {CheckoutRefusedError} for another fan's order (404, so order ids are not confirmed to strangers),
- *   an order that is no longer payable (409), or an expired hold (409); {PaymentProviderError} from the PSP.
+ * @throws {AppError} `no_such_order` for another fan's order (404, so order ids are not confirmed to strangers),
+ *   `not_payable` for an order that is no longer payable (409), `hold_expired` (409); {PaymentProviderError} from the PSP.
  */
 export async function startCheckout(db: Db, provider: PaymentProvider, input: { orderId: string; fanId: string; now?: Date }): Promise<{ url: string }> {
   const now = input.now ?? new Date();
@@ -44,9 +37,9 @@ export async function startCheckout(db: Db, provider: PaymentProvider, input: { 
       .orderBy(asc(payments.createdAt), asc(payments.id)),
   ]);
   const order = row?.order;
-  if (!order || order.fanId !== input.fanId) throw new CheckoutRefusedError("No such order.", 404);
-  if (order.status !== "pending_payment") throw new CheckoutRefusedError(`This order is ${order.status.replace("_", " ")} and cannot be paid.`, 409);
-  if (order.holdExpiresAt <= now) throw new CheckoutRefusedError("Your hold has expired, so these seats are back on sale. Pick seats again.", 409);
+  if (!order || order.fanId !== input.fanId) throw refused("not_found", "no_such_order", "No such order.");
+  if (order.status !== "pending_payment") throw refused("conflict", "not_payable", `This order is ${order.status.replace("_", " ")} and cannot be paid.`);
+  if (order.holdExpiresAt <= now) throw refused("conflict", "hold_expired", "Your hold has expired, so these seats are back on sale. Pick seats again.");
   // The event's name for the PSP's page, from this instance's 1-s copy (lib/events/cache).
   const event = (await cachedEvent(db, order.eventId))!.event;
   const seatsCount = row.seatsCount;
@@ -78,7 +71,7 @@ export async function startCheckout(db: Db, provider: PaymentProvider, input: { 
   });
   if (refusal) {
     await provider.cancelCheckout(session.id).catch(() => undefined);
-    throw new CheckoutRefusedError(refusal, 409);
+    throw refused("conflict", "not_payable", refusal);
   }
   return { url: session.url };
 }

@@ -5,6 +5,7 @@
  * /api/payments/webhooks/<name>.
  */
 import { env } from "@/lib/env";
+import { AppError } from "@/lib/errors";
 import type { PaymentProvider } from "@/lib/payments/provider";
 import { SandboxProvider } from "@/lib/payments/sandbox/provider";
 import { sandboxEnabled } from "@/lib/payments/sandbox/switch";
@@ -33,4 +34,14 @@ export function paymentProvider(name?: string): PaymentProvider | null {
   }
   if (created) cache.set(wanted, created);
   return created;
+}
+
+/**
+ * The configured provider (PAYMENT_PROVIDER), for taking a payment.
+ * @throws {AppError} 503 `payments_not_configured` when it cannot be built here.
+ */
+export function defaultProvider(): PaymentProvider {
+  const provider = paymentProvider();
+  if (!provider) throw new AppError("unavailable", "payments_not_configured", "Payments are not configured.");
+  return provider;
 }

@@ -17,16 +17,18 @@
  * (the payment stays captured on a closed order), and a webhook can be answered 2xx.
  */
 import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
-import { eventSeats, events, lineItems, orders, orderTransitions, payments, seats } from "@/db/schema";
+import { events, lineItems, orders, orderTransitions, seats, type payments } from "@/db/schema";
 import { uniqueViolation, type Db } from "@/lib/db";
 import { newId } from "@/lib/ids";
 import { FanLimitError, SeatsTakenError } from "@/lib/inventory/errors";
 import { confirmInRedis, holdInRedis, releaseInRedis } from "@/lib/inventory/hold";
+import { sellReleasedSeats } from "@/lib/orders/seats";
 import { transitionOrder, type TransitionCause } from "@/lib/orders/state-machine";
 import { enqueue } from "@/lib/outbox";
+import { lockPayment } from "@/lib/payments/locks";
 import { PaymentProviderError } from "@/lib/payments/provider";
 import { refundPayment } from "@/lib/payments/refund";
-import { findDiscrepancy, recordDiscrepancy } from "@/lib/reconciliation/discrepancies";
+import { findDiscrepancy, recordDiscrepancy } from "@/lib/audit/discrepancies";
 import { issueTickets } from "@/lib/tickets/issue";
 
 /**
@@ -104,9 +106,8 @@ export async function resolveLatePayment(db: Db, paymentId: string, cause: Trans
 
 /** The locked step: re-claim inside `tx`, or record the decision to refund. */
 async function decide(tx: Tx, paymentId: string, holdId: string, cause: TransitionCause, onClaimed: (eventId: string) => void): Promise<Decision> {
-  const [payment] = await tx.select().from(payments).where(eq(payments.id, paymentId)).for("update");
+  const { order, payment } = await lockPayment(tx, paymentId);
   if (!payment || payment.status !== "captured") return { outcome: "not_late" };
-  const [order] = await tx.select().from(orders).where(eq(orders.id, payment.orderId)).for("update");
   if (!order || !CLOSED.has(order.status)) return { outcome: "not_late" };
 
   // An earlier attempt decided to refund (its refund did not go through): that decision stands.
@@ -186,11 +187,7 @@ async function reclaim(
   // …and the seats (I1): a seat live in another order makes the partial unique index refuse.
   try {
     await tx.transaction(async (sp) => {
-      await sp.update(lineItems).set({ status: "sold" }).where(and(eq(lineItems.orderId, order.id), eq(lineItems.status, "released")));
-      await sp
-        .update(eventSeats)
-        .set({ status: "sold" })
-        .where(and(eq(eventSeats.eventId, order.eventId), inArray(eventSeats.seatId, items.map((i) => i.seatId))));
+      await sellReleasedSeats(sp, { orderId: order.id, eventId: order.eventId });
       await sp.update(orders).set({ holdId: p.holdId, updatedAt: sql`now()` }).where(eq(orders.id, order.id));
       if (!(await transitionOrder(sp, order.id, "expired", "paid", { ...p.cause, reason: `late payment ${p.payment.id}: seats still free, re-claimed` }))) {
         throw new Error(`order ${order.id} changed under its row lock`);

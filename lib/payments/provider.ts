@@ -6,6 +6,7 @@
  * Money is always an integer amount of minor units (cents) plus an ISO 4217 currency
  * in upper case.
  */
+import { AppError } from "@/lib/errors";
 
 /** What the app asks the PSP to charge for one order. */
 export interface CheckoutRequest {
@@ -82,22 +83,29 @@ export interface LedgerWindow {
   to: Date;
 }
 
-/** Raised when a webhook's signature does not verify (the route answers 401). */
-export class WebhookSignatureError extends Error {
+/** Raised when a webhook's signature does not verify: 401 `bad_signature`. */
+export class WebhookSignatureError extends AppError {
   constructor(message = "Webhook signature did not verify") {
-    super(message);
-    this.name = "WebhookSignatureError";
+    super("unauthorized", "bad_signature", message);
   }
 }
 
-/** Raised when the PSP refuses or cannot be reached; `retryable` tells jobs whether to try again. */
-export class PaymentProviderError extends Error {
+/**
+ * Raised when the PSP refuses or cannot be reached; `retryable` tells jobs whether to try
+ * again. A person reads that the provider is not answering (503 `psp_unavailable`) or
+ * refused (502 `psp_refused`); the PSP's own words are in `detail`, for the log.
+ */
+export class PaymentProviderError extends AppError {
   constructor(
-    message: string,
+    detail: string,
     readonly retryable: boolean,
   ) {
-    super(message);
-    this.name = "PaymentProviderError";
+    super(
+      retryable ? "unavailable" : "bad_gateway",
+      retryable ? "psp_unavailable" : "psp_refused",
+      retryable ? "The payment provider is not answering right now. Please try again in a moment." : "The payment provider refused this request.",
+      { detail, retryAfter: retryable ? 5 : undefined },
+    );
   }
 }
 

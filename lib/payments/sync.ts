@@ -6,28 +6,20 @@
 import { desc, eq } from "drizzle-orm";
 import { payments } from "@/db/schema";
 import type { Db } from "@/lib/db";
-import { paymentProvider } from "@/lib/payments";
-import { recordCapture, recordDecline, type CaptureOutcome } from "@/lib/payments/capture";
 import { getFanOrder, type FanOrderView } from "@/lib/orders/queries";
 import type { TransitionCause } from "@/lib/orders/state-machine";
+import { paymentProvider } from "@/lib/payments";
+import { askPsp, type Applied } from "@/lib/payments/apply";
 
 /**
- * Applies the PSP's current view of the order's latest payment.
- * @returns the capture outcome, "declined", "open" (nothing to do yet) or "none" (no payment).
+ * Asks the PSP about the order's latest payment and applies its answer (lib/payments/apply.ts).
+ * @returns what was applied, or "none" (no payment, or its provider is not configured here).
  * @throws {PaymentProviderError} when the PSP cannot be asked (callers retry later).
  */
-export async function syncOrderPayment(db: Db, orderId: string, cause: TransitionCause): Promise<CaptureOutcome | "declined" | "open" | "none"> {
+export async function syncOrderPayment(db: Db, orderId: string, cause: TransitionCause): Promise<Applied | "none"> {
   const payment = await db.query.payments.findFirst({ where: eq(payments.orderId, orderId), orderBy: desc(payments.createdAt) });
-  if (!payment) return "none";
-  const provider = paymentProvider(payment.provider);
-  if (!provider) return "none";
-  const snapshot = await provider.retrievePayment(payment.checkoutSessionId);
-  if (snapshot.status === "captured") return recordCapture(db, provider.name, snapshot, cause, { confirmed: true });
-  if (snapshot.status === "declined") {
-    await recordDecline(db, provider.name, payment.checkoutSessionId, cause);
-    return "declined";
-  }
-  return "open";
+  if (!payment || !paymentProvider(payment.provider)) return "none";
+  return (await askPsp(db, payment, cause)).applied;
 }
 
 /**

@@ -6,7 +6,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { paymentEvents } from "@/db/schema";
 import type { Db } from "@/lib/db";
-import { recordCapture, recordDecline } from "@/lib/payments/capture";
+import { applyPspAnswer } from "@/lib/payments/apply";
 import type { PaymentProvider } from "@/lib/payments/provider";
 
 /** What happened to one delivery. */
@@ -35,9 +35,10 @@ export async function handleWebhook(db: Db, provider: PaymentProvider, rawBody: 
     if (!unfinished) return { duplicate: true, type: event.type };
   }
   const cause = { actor: `webhook:${provider.name}`, reason: `${event.rawType} ${event.eventId}` };
+  // Captures and declines are applied; the other events (expiry, refunds) change nothing here:
+  // the expiry sweep and the ledger pass read those from the PSP's own records.
   let outcome: string | undefined;
-  if (event.type === "payment.captured" && event.payment) outcome = await recordCapture(db, provider.name, event.payment, cause);
-  if (event.type === "payment.declined" && event.payment) outcome = (await recordDecline(db, provider.name, event.payment.checkoutSessionId, cause)) ? "declined" : "ignored";
+  if ((event.type === "payment.captured" || event.type === "payment.declined") && event.payment) outcome = await applyPspAnswer(db, provider, event.payment, cause, "webhook");
   await db
     .update(paymentEvents)
     .set({ processedAt: new Date() })

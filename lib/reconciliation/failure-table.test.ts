@@ -228,7 +228,7 @@ describe("attacks found by a tester", () => {
 
   it("giving the seats back while on the pay page cancels the checkout first; a late approval cannot charge", async () => {
     const { order, checkoutId } = await heldOrder([26]);
-    const { closePendingOrder } = await import("@/lib/orders/expiry");
+    const { closePendingOrder } = await import("@/lib/payments/expiry");
     expect(await closePendingOrder(db(), order.orderId, "cancelled", { actor: "test", reason: "fan gave the seats back" })).toBe("closed");
     expect((await psp.retrieve(checkoutId)).status).toBe("cancelled");
     expect((await psp.approve(checkoutId)).outcome).toBe("unchanged");
@@ -237,9 +237,11 @@ describe("attacks found by a tester", () => {
 
   it("a signed capture message that shows no payment is not money", async () => {
     const { order, checkoutId } = await heldOrder([27]);
-    const { recordCapture } = await import("@/lib/payments/capture");
-    const outcome = await recordCapture(db(), "sandbox", { checkoutSessionId: checkoutId, orderId: order.orderId, status: "open", paymentId: null, amountMinor: order.totalMinor, currency: "EUR", capturedAt: null }, { actor: "test", reason: "forged" });
-    expect(outcome).toBe("not_captured");
+    const { applyPspAnswer } = await import("@/lib/payments/apply");
+    const claim = { checkoutSessionId: checkoutId, orderId: order.orderId, paymentId: null, amountMinor: order.totalMinor, currency: "EUR", capturedAt: null };
+    // "captured" without a payment id, and a capture event whose checkout is still open: neither is money.
+    expect(await applyPspAnswer(db(), provider, { ...claim, status: "captured" }, { actor: "test", reason: "forged" }, "webhook")).toBe("not_captured");
+    expect(await applyPspAnswer(db(), provider, { ...claim, status: "open" }, { actor: "test", reason: "forged" }, "webhook")).toBe("nothing");
     expect(await statusOf(order.orderId)).toBe("pending_payment");
   });
 });

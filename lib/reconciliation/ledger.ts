@@ -23,16 +23,14 @@
  * same window finds nothing new.
  */
 import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
-import { events, orders, payments, pspLedgerCursors } from "@/db/schema";
+import { events, orders, payments, pspLedgerCursors, tickets } from "@/db/schema";
 import type { Db } from "@/lib/db";
 import { newId } from "@/lib/ids";
-import { transitionPayment, type TransitionCause } from "@/lib/orders/state-machine";
+import type { TransitionCause } from "@/lib/orders/state-machine";
 import { paymentProvider, PROVIDER_NAMES } from "@/lib/payments";
-import { recordCapture } from "@/lib/payments/capture";
+import { applyPspAnswer, askPsp } from "@/lib/payments/apply";
 import type { LedgerEntry, LedgerWindow, PaymentProvider } from "@/lib/payments/provider";
-import { recordRefundAtPsp } from "@/lib/payments/psp-refund";
-import { voidUnbackedCapture } from "@/lib/payments/void";
-import { recordDiscrepancy } from "@/lib/reconciliation/discrepancies";
+import { recordDiscrepancy } from "@/lib/audit/discrepancies";
 
 /** A global pass re-reads this much before the cursor (ms): PSP records can appear a little late. */
 export const LEDGER_OVERLAP_MS = 10 * 60_000;
@@ -167,12 +165,12 @@ export async function reconcileLedger(
     .limit(500);
   for (const { payment } of unconfirmed) {
     if (listedIds.has(payment.checkoutSessionId)) continue; // matched above
-    await attempt(`confirm ${payment.id}`, () => confirmOrVoid(db, provider, payment, report));
+    await attempt(`confirm ${payment.id}`, () => confirmOrVoid(db, payment, report));
   }
   return { report, entries };
 }
 
-/** PSP → app for one ledger entry. */
+/** PSP → app for one ledger entry: adopt a checkout we have no payment for, then apply the entry as the PSP's answer. */
 async function matchEntry(
   db: Db,
   provider: PaymentProvider,
@@ -181,7 +179,6 @@ async function matchEntry(
   order: { eventId: string; totalMinor: number; currency: string } | undefined,
   report: LedgerReport,
 ): Promise<void> {
-  const refunded = entry.refundedAt !== null;
   if (!payment) {
     // A checkout the app has no payment for (e.g. a crash between the PSP's answer and our insert).
     if (!order || order.totalMinor !== entry.amountMinor || order.currency !== entry.currency) {
@@ -205,39 +202,31 @@ async function matchEntry(
     if (!payment) return;
   }
   const base = { eventId: payment.eventId, orderId: payment.orderId };
-  const snapshot = {
+  const refunded = entry.refundedAt !== null;
+  const answer = {
     checkoutSessionId: entry.checkoutSessionId,
     orderId: entry.orderId,
-    status: "captured" as const,
+    status: refunded ? ("refunded" as const) : ("captured" as const),
     paymentId: entry.paymentId,
     amountMinor: entry.amountMinor,
     currency: entry.currency,
     capturedAt: entry.capturedAt,
+    refundedAt: entry.refundedAt,
   };
+  const wasKnown = payment.status === "captured" || payment.status === "refunded";
+  const applied = await applyPspAnswer(db, provider, answer, cause(`the PSP's ledger shows ${refunded ? `refund ${entry.refundId ?? ""}` : "capture"} of ${entry.paymentId} (ours: ${payment.status})`), "ledger");
 
-  if (payment.status === "captured") {
-    if (refunded) {
-      const outcome = await recordRefundAtPsp(db, payment.id, entry.refundedAt!, cause(`the PSP's ledger shows refund ${entry.refundId ?? ""} of ${entry.paymentId}`));
-      report.refundsRecorded++;
-      await recordDiscrepancy(db, {
-        key: `refunded_at_psp_${payment.id}`,
-        kind: "refunded_at_psp",
-        ...base,
-        detail: { paymentId: payment.id, providerPaymentId: entry.paymentId, refundId: entry.refundId, refundedAt: entry.refundedAt },
-        action: outcome === "order_refunded" ? "the PSP refunded it: payment and order marked refunded, tickets voided, seats back on sale" : "the PSP refunded it: payment marked refunded",
-        status: "repaired",
-      });
-    } else if (!payment.ledgerConfirmedAt) {
-      await db.update(payments).set({ ledgerConfirmedAt: new Date(), providerPaymentId: entry.paymentId }).where(and(eq(payments.id, payment.id), eq(payments.status, "captured")));
-      report.capturesConfirmed++;
-    }
-    return;
-  }
-
-  if (payment.status === "refunded") {
-    if (refunded) return;
-    // We recorded a refund the PSP never made: send it again (the same idempotency key).
-    await provider.refund(entry.paymentId, { amountMinor: entry.amountMinor, currency: entry.currency, reason: "refund recorded by StarArena, not made at the PSP", idempotencyKey: `refund:${payment.id}` });
+  if (applied === "refund_recorded") {
+    report.refundsRecorded++;
+    await recordDiscrepancy(db, {
+      key: `refunded_at_psp_${payment.id}`,
+      kind: "refunded_at_psp",
+      ...base,
+      detail: { paymentId: payment.id, providerPaymentId: entry.paymentId, refundId: entry.refundId, refundedAt: entry.refundedAt, ourStatus: payment.status },
+      action: payment.status === "captured" ? "the PSP refunded it: payment (and, when nothing else paid it, the order) marked refunded, tickets voided, seats back on sale" : "captured and refunded at the PSP before we knew: recorded, no money kept",
+      status: "repaired",
+    });
+  } else if (applied === "refund_resent") {
     report.refundsResent++;
     await recordDiscrepancy(db, {
       key: `refund_missing_at_psp_${payment.id}`,
@@ -247,59 +236,40 @@ async function matchEntry(
       action: "the PSP still held the money: refund sent again",
       status: "repaired",
     });
-    return;
-  }
-
-  // created, pending, declined or cancelled at our side, but the PSP took the money.
-  if (refunded) {
-    // Captured and refunded at the PSP without us ever knowing: record both, no money kept.
-    await db.transaction(async (tx) => {
-      const [locked] = await tx.select().from(payments).where(eq(payments.id, payment.id)).for("update");
-      if (!locked || locked.status === "captured" || locked.status === "refunded") return;
-      await transitionPayment(tx, locked, locked.status, "captured", cause("the PSP's ledger shows a capture"), { providerPaymentId: entry.paymentId, capturedAt: entry.capturedAt, ledgerConfirmedAt: new Date() });
-      await transitionPayment(tx, locked, "captured", "refunded", cause("the PSP's ledger shows it refunded"), { refundedAt: entry.refundedAt! });
+  } else if (!refunded && !wasKnown) {
+    report.capturesApplied++;
+    await recordDiscrepancy(db, {
+      key: `capture_found_in_ledger_${payment.id}`,
+      kind: "capture_found_in_ledger",
+      ...base,
+      detail: { paymentId: payment.id, statusBefore: payment.status, providerPaymentId: entry.paymentId, capturedAt: entry.capturedAt, outcome: applied },
+      action: `a capture no webhook or query had reported (our payment was ${payment.status}): applied (${applied.replace("_", " ")})`,
+      status: "repaired",
     });
-    report.refundsRecorded++;
-    return;
+  } else if (!refunded && payment.status === "captured" && !payment.ledgerConfirmedAt) {
+    report.capturesConfirmed++;
   }
-  const outcome = await recordCapture(db, provider.name, snapshot, cause(`the PSP's ledger shows capture ${entry.paymentId}; our payment was ${payment.status}`), { confirmed: true });
-  report.capturesApplied++;
-  await recordDiscrepancy(db, {
-    key: `capture_found_in_ledger_${payment.id}`,
-    kind: "capture_found_in_ledger",
-    ...base,
-    detail: { paymentId: payment.id, statusBefore: payment.status, providerPaymentId: entry.paymentId, capturedAt: entry.capturedAt, outcome },
-    action: `a capture no webhook or query had reported (our payment was ${payment.status}): applied (${outcome.replace("_", " ")})`,
-    status: "repaired",
-  });
 }
 
-/** app → PSP for one captured payment the ledger did not list: ask the PSP, then confirm, record its refund, or void. */
-async function confirmOrVoid(db: Db, provider: PaymentProvider, payment: typeof payments.$inferSelect, report: LedgerReport): Promise<void> {
-  const snapshot = await provider.retrievePayment(payment.checkoutSessionId);
-  if (snapshot.status === "captured" && snapshot.paymentId) {
-    await db.update(payments).set({ ledgerConfirmedAt: new Date(), providerPaymentId: snapshot.paymentId }).where(and(eq(payments.id, payment.id), eq(payments.status, "captured")));
-    report.capturesConfirmed++;
-    return;
-  }
-  const [row] = await db.select({ eventId: orders.eventId }).from(orders).where(eq(orders.id, payment.orderId));
-  if (snapshot.status === "refunded") {
-    await recordRefundAtPsp(db, payment.id, new Date(), cause("the PSP reports the payment refunded"));
-    report.refundsRecorded++;
-    return;
-  }
-  const outcome = await voidUnbackedCapture(db, payment.id, cause(`the PSP has no capture for checkout ${payment.checkoutSessionId} (it says ${snapshot.status})`));
-  if (!outcome.voided) return;
-  report.capturesVoided++;
-  await recordDiscrepancy(db, {
-    key: `capture_missing_at_psp_${payment.id}`,
-    kind: "capture_missing_at_psp",
-    eventId: row?.eventId ?? null,
-    orderId: payment.orderId,
-    detail: { paymentId: payment.id, checkoutSessionId: payment.checkoutSessionId, claimedPaymentId: payment.providerPaymentId, pspStatus: snapshot.status, ticketsVoided: outcome.ticketsVoided },
-    action: `the PSP has no such capture (it says ${snapshot.status}): ${outcome.ticketsVoided} ticket(s) voided${outcome.orderCancelled ? ", order cancelled, seats back on sale" : ""}; check where the capture message came from`,
-    status: "needs_attention",
-  });
+/** app → PSP for one captured payment the ledger did not list: ask the PSP (confirm, record its refund, or void). */
+async function confirmOrVoid(db: Db, payment: typeof payments.$inferSelect, report: LedgerReport): Promise<void> {
+  const { applied, status } = await askPsp(db, payment, cause(`the PSP's ledger did not list this capture; asked (checkout ${payment.checkoutSessionId})`), "ledger");
+  if (applied === "refund_recorded") report.refundsRecorded++;
+  else if (applied === "voided") {
+    report.capturesVoided++;
+    const [row] = await db.select({ eventId: orders.eventId }).from(orders).where(eq(orders.id, payment.orderId));
+    const voided = await db.select({ id: tickets.id }).from(tickets).where(and(eq(tickets.orderId, payment.orderId), eq(tickets.status, "void")));
+    const cancelled = (await db.query.orders.findFirst({ where: eq(orders.id, payment.orderId) }))?.status === "cancelled";
+    await recordDiscrepancy(db, {
+      key: `capture_missing_at_psp_${payment.id}`,
+      kind: "capture_missing_at_psp",
+      eventId: row?.eventId ?? null,
+      orderId: payment.orderId,
+      detail: { paymentId: payment.id, checkoutSessionId: payment.checkoutSessionId, claimedPaymentId: payment.providerPaymentId, pspStatus: status, ticketsVoided: voided.length },
+      action: `the PSP has no such capture (it says ${status}): ${voided.length} ticket(s) voided${cancelled ? ", order cancelled, seats back on sale" : ""}; check where the capture message came from`,
+      status: "needs_attention",
+    });
+  } else if (status === "captured") report.capturesConfirmed++;
 }
 
 /** The providers this deployment can ask (the configured one, and Stripe when its keys are set). */

@@ -11,7 +11,7 @@ import { closeDb, db } from "@/lib/db";
 import { FanLimitError } from "@/lib/inventory/errors";
 import { holdKey, inventoryKeys } from "@/lib/inventory/keys";
 import { rebuildInventory } from "@/lib/inventory/rebuild";
-import { closePendingOrder } from "@/lib/orders/expiry";
+import { closePendingOrder } from "@/lib/payments/expiry";
 import { holdForFan } from "@/lib/orders/hold-for-fan";
 import { PendingOrderError, placeOrder } from "@/lib/orders/place-order";
 import { startCheckout } from "@/lib/payments/checkout";
@@ -27,8 +27,7 @@ import { makeFans, makeStudioShow } from "@/lib/testing/fixtures";
 import { CLEAN_INVARIANTS } from "@/lib/testing/invariants";
 import { deliverAll, sandbox } from "@/lib/testing/psp";
 import { statusWithToken } from "@/lib/waiting-room/admission";
-import { freeSlot, joinQueue } from "@/lib/waiting-room/queue";
-import { AdmissionTokenError } from "@/lib/waiting-room/token";
+import { extendSlot, freeSlot, joinQueue } from "@/lib/waiting-room/queue";
 
 afterAll(async () => {
   await closeDb();
@@ -309,9 +308,7 @@ describe("7. an admission token is bound to a live slot", () => {
   it("after the fan leaves the queue, the old token holds nothing (403, back to the queue)", async () => {
     const { fan, token } = await admittedFan();
     expect(await freeSlot(db(), show.eventId, fan)).toBe(true);
-    const error = await hold(fan, token, [46]).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(AdmissionTokenError);
-    expect([(error as AdmissionTokenError).status, (error as AdmissionTokenError).reason]).toEqual([403, "slot_ended"]);
+    await expect(hold(fan, token, [46])).rejects.toMatchObject({ status: 403, code: "admission_slot_ended" });
     expect(await redis().getbit(inventoryKeys(show.eventId).free, 46)).toBe(1);
     expect(await db().select().from(orders).where(eq(orders.fanId, fan))).toHaveLength(0);
   });
@@ -324,7 +321,7 @@ describe("7. an admission token is bound to a live slot", () => {
     await psp.approve(checkoutId);
     await deliverAll(checkoutId);
     expect(await statusOf(order.orderId)).toBe("ticketed");
-    await expect(hold(fan, token, [48])).rejects.toMatchObject({ status: 403, reason: "slot_ended" });
+    await expect(hold(fan, token, [48])).rejects.toMatchObject({ status: 403, code: "admission_slot_ended" });
     const k = inventoryKeys(show.eventId);
     expect(await redis().getbit(k.free, 48)).toBe(1);
     expect((await redis().keys(holdKey(show.eventId, "*").replace(/[{}]/g, (c) => `\\${c}`))).length).toBe(1); // only the bought hold
@@ -336,5 +333,84 @@ describe("7. an admission token is bound to a live slot", () => {
     await expect(hold(fan, token, [49])).resolves.toMatchObject({ seats: [{ ordinal: 49 }] });
     expect(totalViolations(await checkInvariants(db(), { eventId: show.eventId, graceMs: 0 }))).toBe(0);
     await db().execute(sql`select 1`);
+  });
+});
+
+describe("found when the fixes were attacked", () => {
+  it("a capture webhook that arrives after the PSP refunded (and the ledger recorded it) pays nothing", async () => {
+    const { order, checkoutId } = await heldWithCheckout([2, 3], { webhookDelayMs: 60_000 });
+    await psp.approve(checkoutId);
+    const captured = await psp.retrieve(checkoutId);
+    await psp.refund(captured.paymentId!, "psp-dashboard-refund");
+    // One reconciliation pass records the refund (its sweep's active query or its ledger pass, whichever looks first).
+    await reconcile(db(), { eventId: show.eventId, redisRecheckMs: 50 });
+    expect((await paymentOf(order.orderId)).status).toBe("refunded");
+    // The capture webhook, queued before the refund, arrives a minute later.
+    const d = await deliverAll(checkoutId);
+    expect(d.attempts.some((a) => a.type === "payment.captured" && a.ok)).toBe(true);
+    expect(await statusOf(order.orderId)).toBe("pending_payment");
+    expect(await db().select().from(tickets).where(eq(tickets.orderId, order.orderId))).toHaveLength(0);
+    await expectClean();
+  });
+
+  it("two captures for one order reported in the other order than they happened, with the sweep running: exactly one kept", async () => {
+    const { fan, order, checkoutId: first } = await heldWithCheckout([4], { webhookDelayMs: 1_500 });
+    const second = await sandbox.createCheckoutSession({ orderId: order.orderId, amountMinor: order.totalMinor, currency: "EUR", description: "tab 2", expiresAt: order.holdExpiresAt, returnUrl: "http://localhost/r", idempotencyKey: `${order.orderId}:tab2` });
+    await db().insert(payments).values({ id: `pay_t2${order.orderId.slice(4, 18)}`, orderId: order.orderId, provider: "sandbox", checkoutSessionId: second.id, amountMinor: order.totalMinor, currency: "EUR" });
+    await psp.approve(first); // captured first…
+    await psp.approve(second.id);
+    await deliverAll(second.id); // …but reported second: the second capture pays the order
+    expect(await statusOf(order.orderId)).toBe("ticketed");
+    await Promise.all([deliverAll(first), sweep(db(), { eventId: show.eventId }), sweep(db(), { eventId: show.eventId })]);
+    await sweep(db(), { eventId: show.eventId });
+    const kept = (await db().select().from(payments).where(eq(payments.orderId, order.orderId))).filter((p) => p.status === "captured");
+    expect(kept).toHaveLength(1);
+    const atPsp = [await psp.retrieve(first), await psp.retrieve(second.id)].map((c) => c.status).sort();
+    expect(atPsp).toEqual(["captured", "refunded"]);
+    expect(await validTicketsOf(fan)).toBe(1);
+    await expectClean();
+  });
+
+  it("a checkout started while the seats are being given back is cancelled at the PSP too", async () => {
+    const [fan] = await makeFans(db(), 1);
+    const order = await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [6] } });
+    // The checkout's request lands between the give-back's first look at the payments and its release.
+    let started: string | null = null;
+    const racing = new Proxy(db(), {
+      get(target, prop, receiver) {
+        if (prop !== "transaction" || started !== null) return Reflect.get(target, prop, receiver);
+        return async (...args: Parameters<typeof target.transaction>) => {
+          started = (await startCheckout(db(), sandbox, { orderId: order.orderId, fanId: fan! })).url;
+          return target.transaction(...args);
+        };
+      },
+    });
+    expect(await closePendingOrder(racing, order.orderId, "cancelled", { actor: "test", reason: "given back" })).toBe("closed");
+    const checkoutId = /sbx_cs_[0-9a-z]+/.exec(started!)![0];
+    expect((await psp.retrieve(checkoutId)).status).toBe("cancelled");
+    expect((await paymentOf(order.orderId)).status).toBe("cancelled");
+    await expectClean();
+  });
+
+  it("hold, give back, hold again…: only the turn's first three holds extend the admission slot", async () => {
+    const [fan] = await makeFans(db(), 1);
+    await joinQueue(db(), show.eventId, fan!);
+    await new Promise((r) => setTimeout(r, 150));
+    const { admittedUntil } = await statusWithToken(db(), show.eventId, fan!);
+    const results = [];
+    for (let k = 1; k <= 5; k++) results.push(await extendSlot(db(), show.eventId, fan!, admittedUntil! + k * 60_000));
+    expect(results).toEqual([true, true, true, false, false]);
+    expect((await statusWithToken(db(), show.eventId, fan!)).admittedUntil).toBe(admittedUntil! + 3 * 60_000);
+  });
+
+  it("one idempotency key sent twice at once with different bodies: both answers are the same order", async () => {
+    const [fan] = await makeFans(db(), 1);
+    const [a, b] = await Promise.all([
+      placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [8, 9, 10, 11] }, idempotencyKey: "same-key-other-body" }),
+      placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [12, 13] }, idempotencyKey: "same-key-other-body" }),
+    ]);
+    expect(a.orderId).toBe(b.orderId);
+    expect(await db().select().from(orders).where(eq(orders.fanId, fan!))).toHaveLength(1);
+    await expectClean();
   });
 });

@@ -12,7 +12,7 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "@/lib/db";
 import { rebuildInventory } from "@/lib/inventory/rebuild";
-import { recordDiscrepancy } from "@/lib/reconciliation/discrepancies";
+import { recordDiscrepancy } from "@/lib/audit/discrepancies";
 import { checkInvariants, persistentRedisMismatches, type InvariantReport } from "@/lib/reconciliation/invariants";
 import { advanceLedgerCursor, emptyLedgerReport, ledgerProviders, ledgerWindow, reconcileLedger, type LedgerReport } from "@/lib/reconciliation/ledger";
 import { sweep, type SweepReport } from "@/lib/reconciliation/sweep";

@@ -13,11 +13,10 @@
  */
 import { sql } from "drizzle-orm";
 import type { Db } from "@/lib/db";
-import { settleExpiredHold } from "@/lib/orders/expiry";
+import { settleExpiredHold } from "@/lib/payments/expiry";
 import { resolveLatePayment } from "@/lib/payments/late-payment";
-import { refundPayment } from "@/lib/payments/refund";
+import { refundExtraCapture } from "@/lib/payments/apply";
 import { syncOrderPayment } from "@/lib/payments/sync";
-import { recordDiscrepancy } from "@/lib/reconciliation/discrepancies";
 import { issueTickets } from "@/lib/tickets/issue";
 
 /** What one sweep did (counts). */
@@ -117,9 +116,7 @@ export async function sweep(db: Db, opts: { now?: Date; limit?: number; eventId?
   );
   for (const p of extra) {
     await attempt(`refund extra ${p.id}`, async () => {
-      await refundPayment(db, p.id, cause(`second capture for order ${p.order_id}: refunded (I3)`));
-      await recordDiscrepancy(db, { key: `double_capture_${p.id}`, kind: "double_capture", eventId: p.event_id, orderId: p.order_id, detail: { extra: p.id }, action: "extra capture refunded in full", status: "repaired" });
-      report.extraCapturesRefunded++;
+      if (await refundExtraCapture(db, p.id, cause("second capture for the order (I3)"))) report.extraCapturesRefunded++;
     });
   }
   return report;

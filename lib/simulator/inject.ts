@@ -13,6 +13,7 @@
  *   for an order that is not ticketed and never tells the app (webhook dropped) — only the
  *   PSP's own records show it.
  */
+import { AppError } from "@/lib/errors";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { lineItems, seats, tickets } from "@/db/schema";
 import type { Db } from "@/lib/db";
@@ -26,10 +27,9 @@ export const INJECTABLE_VIOLATIONS = ["ticket-without-payment", "redis-mismatch"
 export type InjectableViolation = (typeof INJECTABLE_VIOLATIONS)[number];
 
 /** The show has nothing the requested rule could be broken on (e.g. no unpaid order). */
-export class NothingToBreakError extends Error {
+export class NothingToBreakError extends AppError {
   constructor(kind: InjectableViolation) {
-    super(`Cannot inject ${kind}: the show has no order or seat to break it on.`);
-    this.name = "NothingToBreakError";
+    super("conflict", "nothing_to_break", `Cannot inject ${kind}: the show has no order or seat to break it on.`);
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { user as userTable } from "@/db/schema";
-import { ensureUser } from "@/db/seed";
+import { ensureUser } from "@/lib/auth/users";
 import type { Db } from "@/lib/db";
 import { createEvent, type EventInput } from "@/lib/events/create";
 import { studioPlan } from "@/lib/venues/plan";

@@ -3,8 +3,8 @@
  * so test runs never see each other's (or the app's) data. Both are removed afterwards.
  */
 import type { TestProject } from "vitest/node";
-import { deleteKeys } from "@/scripts/lib/redis-keys";
-import { dropDatabase, ensureDatabase, runMigrations } from "@/db/migrate";
+import { deleteKeys } from "@/lib/redis-keys";
+import { dropDatabase, ensureDatabase, runMigrations } from "@/lib/migrations";
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -9,7 +9,7 @@
  */
 import { eq } from "drizzle-orm";
 import { events, orders, seats, tickets } from "@/db/schema";
-import { recordAdminAction } from "@/lib/admin/audit";
+import { recordAdminAction } from "@/lib/audit/admin-actions";
 import type { Db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { transitionTicket } from "@/lib/orders/state-machine";

@@ -22,6 +22,7 @@
  * Server-only (uses `node:crypto`). A browser scanner can verify with `jose` and the
  * JWK from {@link ticketKeys}.
  */
+import { AppError } from "@/lib/errors";
 import { createHash, createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
 import { CompactSign, compactVerify, errors as joseErrors } from "jose";
 
@@ -93,12 +94,11 @@ const MESSAGES: Record<InvalidTicketCodeReason, string> = {
  * `message` is safe to show to door staff and fans; `reason` is for code paths and logs;
  * `cause` (when present) is the underlying parse or verification error.
  */
-export class InvalidTicketCodeError extends Error {
-  override readonly name = "InvalidTicketCodeError";
+export class InvalidTicketCodeError extends AppError {
   readonly reason: InvalidTicketCodeReason;
 
   constructor(reason: InvalidTicketCodeReason, options?: { cause?: unknown }) {
-    super(MESSAGES[reason], options);
+    super("bad_request", `ticket_${reason}`, MESSAGES[reason], options);
     this.reason = reason;
   }
 }

@@ -4,8 +4,6 @@
  * at the on-sale the draws' order is the queue's order. Also how often a waiting page
  * polls. Pure functions, safe in the browser.
  */
-import type { PublicQueueStatus } from "@/lib/waiting-room/queue";
-
 /** Pre-queue draws are integers in [0, DRAW_RANGE): 48 random bits. */
 export const DRAW_RANGE = 2 ** 48;
 
@@ -25,8 +23,9 @@ export function estimatedPreQueuePosition(draw: number, preQueueSize: number): n
  * So a small pre-queue learns exact places at once, and a large one asks a few at a time as
  * the turn approaches instead of all fans in the on-sale's first second.
  * @param draw the fan's draw (FanQueueStatus.draw); `null` → true (ask).
+ * @param pub the public status (PublicQueueStatus, ./queue.ts) or the part of it used here.
  */
-export function preQueueTurnNear(draw: number | null, pub: Pick<PublicQueueStatus, "servingCounter" | "servingDraw" | "preQueueSize">): boolean {
+export function preQueueTurnNear(draw: number | null, pub: { servingCounter: number; servingDraw: number; preQueueSize: number }): boolean {
   if (draw === null || pub.servingDraw >= draw) return true;
   const n = pub.preQueueSize;
   const q = draw / DRAW_RANGE;

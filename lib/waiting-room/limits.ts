@@ -4,6 +4,7 @@
  * never a 5xx. Limits are per the figures below; a CDN in front absorbs most status polls.
  */
 import { Ratelimit } from "@upstash/ratelimit";
+import { AppError } from "@/lib/errors";
 import { globalKey, redis } from "@/lib/redis";
 
 type Limiter = { limit: (id: string) => Promise<{ success: boolean; reset: number }> };
@@ -21,12 +22,10 @@ function limiters() {
   return cached;
 }
 
-/** A throttled request: how long to wait (whole seconds, ≥ 1). */
-export class RateLimitedError extends Error {
-  readonly status = 429;
-  constructor(readonly retryAfterSeconds: number) {
-    super(`Too many requests. Please wait ${retryAfterSeconds} second${retryAfterSeconds === 1 ? "" : "s"} and try again.`);
-    this.name = "RateLimitedError";
+/** A throttled request (429 `rate_limited`): how long to wait, in whole seconds (≥ 1), as `retryAfter`. */
+export class RateLimitedError extends AppError {
+  constructor(retryAfterSeconds: number) {
+    super("rate_limited", "rate_limited", `Too many requests. Please wait ${retryAfterSeconds} second${retryAfterSeconds === 1 ? "" : "s"} and try again.`, { retryAfter: retryAfterSeconds });
   }
 }
 

@@ -6,6 +6,7 @@
  *   st     HASH  serving (serving counter), last (ms, rate accounting), tail (joins after the on-sale)
  *   slots  ZSET  active admissions: position scored by when the slot frees (ms)
  *   adm    ZSET  admissions in the last minute: position scored by admission time (rate cap)
+ *   turns  HASH  position → holds made in this turn (a turn's slot is extended by at most a few holds)
  *
  * Admission is lazy: every script first advances the serving counter for the time that
  * passed — at most `rate` admissions in any trailing minute, never more than `cap`
@@ -116,14 +117,22 @@ return fanReply('OK')
 `;
 
 /**
- * Change when the fan's slot frees. ARGV: now fanId untilMs ('0' = free it now).
- * A later `until` only extends (a hold keeps the fan "shopping" until it ends).
- * → {'OK', freed(0/1)}
+ * Change when the fan's slot frees. ARGV: now fanId untilMs ('0' = free it now) maxHolds.
+ * A later `until` only extends (a hold keeps the fan "shopping" until it ends), and only
+ * for the turn's first `maxHolds` holds: hold, give back, hold again… cannot keep a slot
+ * (and seats) forever; after that the turn ends when its slot does.
+ * → {'OK', freed(0/1), extended(0/1)}
  */
 export const SET_SLOT = `${ADVANCE}${FAN}
-if p == 0 then return {'OK', 0} end
+if p == 0 then return {'OK', 0, 0} end
+local turns = KEYS[7]
 local untilMs = tonumber(ARGV[3])
-if untilMs == 0 then return {'OK', redis.call('ZREM', slots, p)} end
+if untilMs == 0 then
+  redis.call('HDEL', turns, p)
+  return {'OK', redis.call('ZREM', slots, p), 0}
+end
+if not redis.call('ZSCORE', slots, p) then return {'OK', 0, 0} end
+if redis.call('HINCRBY', turns, p, 1) > tonumber(ARGV[4]) then return {'OK', 0, 0} end
 redis.call('ZADD', slots, 'XX', 'GT', untilMs, p)
-return {'OK', 0}
+return {'OK', 0, 1}
 `;

@@ -8,7 +8,8 @@ import { closeDb, db } from "@/lib/db";
 import { closeRedis } from "@/lib/redis";
 import { makeStudioShow } from "@/lib/testing/fixtures";
 import { DRAW_RANGE, estimatedPreQueuePosition, MAX_POLL_MS, pollDelayMs, preQueueTurnNear } from "@/lib/waiting-room/draw";
-import { extendSlot, fanQueueStatus, freeSlot, joinQueue, publicQueueStatus, setQueueControls } from "@/lib/waiting-room/queue";
+import { setQueueControls } from "@/lib/waiting-room/config";
+import { extendSlot, fanQueueStatus, freeSlot, joinQueue, publicQueueStatus } from "@/lib/waiting-room/queue";
 
 afterAll(async () => {
   await closeDb();

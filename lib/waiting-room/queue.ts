@@ -1,36 +1,16 @@
 /**
  * The waiting room (DESIGN.md, "Waiting room"): join, public status, the fan's own
- * status, slots, and the organizer's live controls. All state is in Redis under the
- * event's hash tag; the configuration comes from Postgres and is re-synced when Redis
- * has lost it. Time is injected (`now`, ms) so admission can be tested without sleeping.
+ * status and slots. All state is in Redis under the event's hash tag; the configuration
+ * (./config.ts, its one owner) comes from Postgres and is re-synced when Redis has lost
+ * it. Time is injected (`now`, ms) so admission can be tested without sleeping.
  */
 import { randomInt } from "node:crypto";
-import { eq } from "drizzle-orm";
-import { events } from "@/db/schema";
 import type { Db } from "@/lib/db";
-import { eventKey, luaScript, redis } from "@/lib/redis";
+import { luaScript } from "@/lib/redis";
+import { syncQueueConfig } from "@/lib/waiting-room/config";
 import { DRAW_RANGE } from "@/lib/waiting-room/draw";
+import { queueKeys } from "@/lib/waiting-room/keys";
 import { FAN_STATUS, JOIN, SET_SLOT, STATUS } from "@/lib/waiting-room/lua";
-import { forgetEvent } from "@/lib/events/cache";
-
-/** Default admission window: minutes an admitted fan has to start a hold. */
-export const DEFAULT_ADMISSION_MINUTES = 10;
-
-/** A clock in epoch milliseconds. */
-export type Clock = () => number;
-export const systemClock: Clock = () => Date.now();
-
-/** The waiting room's Redis keys for one event, in the order the scripts take them. */
-export function queueKeys(eventId: string): string[] {
-  return ["cfg", "pre", "pos", "st", "slots", "adm"].map((k) => eventKey(eventId, "wr", k));
-}
-
-/**
- * The admitted fans' slots (ZSET: queue position scored by when the slot frees, ms). The
- * hold's Redis claim reads it to refuse a token whose slot has ended; it carries the
- * event's hash tag, so it shares the inventory's cluster slot.
- */
-export const admissionSlotKey = (eventId: string) => eventKey(eventId, "wr", "slots");
 
 /** What anyone may see (and a CDN may cache). Counts are positions; rate in fans per minute; instants in ms. */
 export interface PublicQueueStatus {
@@ -73,27 +53,7 @@ export interface FanQueueStatus {
   preQueueSize: number;
 }
 
-/** Raised for an event that has no waiting room (unknown or unpublished). */
-export class NoSuchQueueError extends Error {
-  readonly status = 404;
-  constructor() {
-    super("There is no such show on sale.");
-    this.name = "NoSuchQueueError";
-  }
-}
 
-/** Writes the event's queue configuration from Postgres into Redis. @throws {NoSuchQueueError} */
-export async function syncQueueConfig(db: Db, eventId: string): Promise<void> {
-  const event = await db.query.events.findFirst({ where: eq(events.id, eventId) });
-  if (!event || event.status !== "published") throw new NoSuchQueueError();
-  await redis().hset(queueKeys(eventId)[0]!, {
-    onSaleAt: event.onSaleAt.getTime(),
-    rate: event.admissionRatePerMinute,
-    cap: event.activeCap,
-    paused: 0,
-    ttl: DEFAULT_ADMISSION_MINUTES * 60_000,
-  });
-}
 
 /** Runs a queue script; syncs the configuration from Postgres once if Redis lost it. */
 async function run(db: Db, script: string, eventId: string, args: (string | number)[]): Promise<(string | number)[]> {
@@ -164,44 +124,25 @@ export async function publicQueueStatus(db: Db, eventId: string, now = Date.now(
   };
 }
 
-/** Keeps the fan's slot busy until `untilMs` (a hold in progress). Never shortens it. */
-export async function extendSlot(db: Db, eventId: string, fanId: string, untilMs: number, now = Date.now()): Promise<void> {
-  await run(db, SET_SLOT, eventId, [now, fanId, untilMs]);
+/**
+ * How many holds of one turn may extend its slot (a hold keeps the fan "shopping" until
+ * it ends): enough to change one's mind twice, not to park seats and a slot indefinitely.
+ */
+export const MAX_HOLDS_PER_TURN = 3;
+
+/**
+ * Keeps the fan's slot busy until `untilMs` (a hold in progress). Never shortens it; only
+ * the turn's first {@link MAX_HOLDS_PER_TURN} holds extend it.
+ * @returns true when the slot was extended.
+ */
+export async function extendSlot(db: Db, eventId: string, fanId: string, untilMs: number, now = Date.now()): Promise<boolean> {
+  const [, , extended] = await run(db, SET_SLOT, eventId, [now, fanId, untilMs, MAX_HOLDS_PER_TURN]);
+  return Number(extended) === 1;
 }
 
 /** Frees the fan's slot now (they bought, or left). @returns true when a slot was freed. */
 export async function freeSlot(db: Db, eventId: string, fanId: string, now = Date.now()): Promise<boolean> {
-  const [, freed] = await run(db, SET_SLOT, eventId, [now, fanId, 0]);
+  const [, freed] = await run(db, SET_SLOT, eventId, [now, fanId, 0, MAX_HOLDS_PER_TURN]);
   return Number(freed) === 1;
 }
 
-/** The organizer's live controls. Rate in fans per minute; cap in fans. */
-export interface QueueControls {
-  paused?: boolean;
-  ratePerMinute?: number;
-  activeCap?: number;
-}
-
-/**
- * Applies controls at once: Redis (what admission reads) and Postgres (the record; rate and cap).
- * @throws {NoSuchQueueError}
- */
-export async function setQueueControls(db: Db, eventId: string, controls: QueueControls, now = Date.now()): Promise<PublicQueueStatus> {
-  await publicQueueStatus(db, eventId, now); // settle admissions owed under the old settings first
-  const patch: Record<string, number> = {};
-  if (controls.paused !== undefined) patch.paused = controls.paused ? 1 : 0;
-  if (controls.ratePerMinute !== undefined) patch.rate = controls.ratePerMinute;
-  if (controls.activeCap !== undefined) patch.cap = controls.activeCap;
-  if (controls.ratePerMinute !== undefined || controls.activeCap !== undefined) {
-    await db
-      .update(events)
-      .set({
-        ...(controls.ratePerMinute !== undefined ? { admissionRatePerMinute: controls.ratePerMinute } : {}),
-        ...(controls.activeCap !== undefined ? { activeCap: controls.activeCap } : {}),
-      })
-      .where(eq(events.id, eventId));
-    forgetEvent(eventId);
-  }
-  if (Object.keys(patch).length > 0) await redis().hset(queueKeys(eventId)[0]!, patch);
-  return publicQueueStatus(db, eventId, now);
-}

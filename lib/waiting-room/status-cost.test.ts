@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, db } from "@/lib/db";
 import { closeRedis } from "@/lib/redis";
 import { makeStudioShow } from "@/lib/testing/fixtures";
-import { joinQueue, publicQueueStatus, queueKeys } from "@/lib/waiting-room/queue";
+import { queueKeys } from "@/lib/waiting-room/keys";
+import { joinQueue, publicQueueStatus } from "@/lib/waiting-room/queue";
 
 const port = 41_000 + Math.floor(Math.random() * 5_000);
 process.env.REDIS_URL = `redis://127.0.0.1:${port}`;

@@ -67,8 +67,8 @@ describe("rate limits", () => {
     expect(error).toBeInstanceOf(RateLimitedError);
     const r = error as RateLimitedError;
     expect(r.status).toBe(429);
-    expect(r.retryAfterSeconds).toBeGreaterThanOrEqual(1);
-    expect(r.retryAfterSeconds).toBeLessThanOrEqual(10);
+    expect(r.retryAfter).toBeGreaterThanOrEqual(1);
+    expect(r.retryAfter).toBeLessThanOrEqual(10);
     // Another fan is not affected.
     await expect(enforceLimit("hold", `${fan}x`)).resolves.toBeUndefined();
   });

@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import { errors, jwtVerify, SignJWT } from "jose";
 import { env } from "@/lib/env";
+import { AppError } from "@/lib/errors";
 
 const ISSUER = "stararena/waiting-room";
 
@@ -13,19 +14,14 @@ function key(): Uint8Array {
   return createHash("sha256").update(`${env().BETTER_AUTH_SECRET}:admission-tokens`).digest();
 }
 
-/** Why a token was refused; `status` is the HTTP status a route answers with. */
-export class AdmissionTokenError extends Error {
+/** Why a token was refused (401 missing/forged/expired, 403 another fan's or event's); code `admission_<reason>`. */
+export class AdmissionTokenError extends AppError {
   constructor(
     message: string,
-    readonly status: 401 | 403,
-    readonly reason: "missing" | "forged" | "expired" | "other_fan" | "other_event" | "slot_ended",
+    status: 401 | 403,
+    readonly reason: "missing" | "forged" | "expired" | "other_fan" | "other_event",
   ) {
-    super(message);
-    this.name = "AdmissionTokenError";
-  }
-  /** The stable code error responses carry. */
-  get code(): string {
-    return `admission_${this.reason}`;
+    super(status === 401 ? "unauthorized" : "forbidden", `admission_${reason}`, message);
   }
 }
 

@@ -5,8 +5,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import autocannon from "autocannon";
 import { buildIfNeeded, clearRenderedPages } from "./build";
-import { dropDatabase, ensureDatabase, runMigrations } from "@/db/migrate";
-import { seedDemo } from "@/db/seed";
+import { dropDatabase, ensureDatabase, runMigrations } from "@/lib/migrations";
+import { seedDemo } from "@/scripts/lib/seed";
 import { closeDb, db } from "@/lib/db";
 
 /** A running bench server. */

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import path from "node:path";
 import IORedis from "ioredis";
 import postgres from "postgres";
-import { maintenanceUrl } from "@/db/migrate";
+import { maintenanceUrl } from "@/lib/migrations";
 
 const LOCAL = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

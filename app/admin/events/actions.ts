@@ -1,84 +1,74 @@
 "use server";
 /**
  * Server actions of the organizer's show set-up. Thin: parse the FormData with the zod
- * schemas of lib/events/manage, check the organizer (and that they own the show), call
- * one lib function, and turn its typed errors into per-field messages — never a 500 for
- * bad input.
+ * schemas of lib/events/form, check the organizer (and that they own the show), call one
+ * lib function. A refusal comes back as form state: under its field when it has one
+ * (lib/http/action.ts `onError`), else form-wide — never a 500 for bad input.
  */
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
-import { requireOrganizer, requireOrganizerOfEvent } from "@/lib/auth/session";
+import { z } from "zod";
+import { requireOrganizerOfEvent } from "@/lib/auth/session";
 import { db } from "@/lib/db";
-import {
-  createEventFromForm,
-  eventCreateFormSchema,
-  eventEditFormSchema,
-  eventFormFromFormData,
-  eventFormValues,
-  EventSetupError,
-  fieldErrors,
-  publishEvent,
-  updateEventFromForm,
-} from "@/lib/events/manage";
+import type { ActionFailure } from "@/lib/errors";
+import { eventCreateFormSchema, eventEditFormSchema, eventFormFromFormData, eventFormValues, fieldErrors } from "@/lib/events/form";
+import { createEventFromForm, publishEvent, updateEventFromForm } from "@/lib/events/setup";
+import { action } from "@/lib/http/action";
+import { eventIdSchema } from "@/lib/ids";
 import type { EventFormState, PublishState } from "./event-form";
 
-/** The form's answer for a typed set-up error: under its field when it has one, else form-wide. */
-function failure(raw: Record<string, unknown>, errors: Record<string, string>, message?: string): EventFormState {
+/** The form's answer: per-field errors, the values typed, and a form-wide message. */
+function formState(raw: Record<string, unknown>, errors: Record<string, string>, message?: string): EventFormState {
   return { errors, values: eventFormValues(raw), at: Date.now(), ...(message ? { message } : {}) };
 }
 
-function setupFailure(raw: Record<string, unknown>, error: unknown): EventFormState | null {
-  if (!(error instanceof EventSetupError)) return null;
-  return error.field ? failure(raw, { [error.field]: error.message }) : failure(raw, {}, error.message);
+/** A refusal shown under its field when it has one, else form-wide (the form's FormData is the last argument). */
+function formFailure(failure: ActionFailure, args: unknown[]): EventFormState {
+  const data = args.at(-1);
+  const raw = data instanceof FormData ? eventFormFromFormData(data) : {};
+  return failure.field ? formState(raw, { [failure.field]: failure.error }) : formState(raw, {}, failure.error);
 }
+
+const formArgs = z.tuple([z.unknown(), z.instanceof(FormData)]);
 
 /** Creates a draft show from the "new show" form, then opens its edit page. */
-export async function createEventAction(_prev: EventFormState, form: FormData): Promise<EventFormState> {
-  const organizer = await requireOrganizer("/admin/events/new");
-  const raw = eventFormFromFormData(form);
-  const parsed = eventCreateFormSchema.safeParse(raw);
-  if (!parsed.success) return failure(raw, fieldErrors(parsed.error));
-  let eventId: string;
-  try {
-    ({ eventId } = await createEventFromForm(db(), organizer.id, parsed.data));
-  } catch (error) {
-    const state = setupFailure(raw, error);
-    if (state) return state;
-    throw error;
-  }
-  revalidatePath("/admin");
-  redirect(`/admin/events/${eventId}/edit?created=1`);
-}
+export const createEventAction = action(
+  { who: { organizer: true, returnTo: "/admin/events/new" }, args: formArgs, onError: formFailure },
+  async ({ user }, _prev, form): Promise<EventFormState> => {
+    const raw = eventFormFromFormData(form);
+    const parsed = eventCreateFormSchema.safeParse(raw);
+    if (!parsed.success) return formState(raw, fieldErrors(parsed.error));
+    const { eventId } = await createEventFromForm(db(), user.id, parsed.data);
+    revalidatePath("/admin");
+    redirect(`/admin/events/${eventId}/edit?created=1`);
+  },
+);
 
 /** Saves the "edit show" form of `eventId` (bound by the page), then reloads the edit page. */
-export async function updateEventAction(eventId: string, _prev: EventFormState, form: FormData): Promise<EventFormState> {
-  const { user, event } = await requireOrganizerOfEvent(eventId, `/admin/events/${eventId}/edit`);
-  const raw = eventFormFromFormData(form);
-  const parsed = eventEditFormSchema.safeParse(raw);
-  if (!parsed.success) return failure(raw, fieldErrors(parsed.error));
-  try {
+export const updateEventAction = action(
+  { who: { organizer: true }, args: z.tuple([eventIdSchema, z.unknown(), z.instanceof(FormData)]), onError: formFailure },
+  async (_call, eventId, _prev, form): Promise<EventFormState> => {
+    const { user, event } = await requireOrganizerOfEvent(eventId, `/admin/events/${eventId}/edit`);
+    const raw = eventFormFromFormData(form);
+    const parsed = eventEditFormSchema.safeParse(raw);
+    if (!parsed.success) return formState(raw, fieldErrors(parsed.error));
     await updateEventFromForm(db(), event.id, user.id, parsed.data);
-  } catch (error) {
-    const state = setupFailure(raw, error);
-    if (state) return state;
-    throw error;
-  }
-  revalidatePath("/admin");
-  if (event.status === "published") revalidatePath(`/events/${event.slug}`);
-  redirect(`/admin/events/${event.id}/edit?saved=1`);
-}
+    revalidatePath("/admin");
+    if (event.status === "published") revalidatePath(`/events/${event.slug}`);
+    redirect(`/admin/events/${event.id}/edit?saved=1`);
+  },
+);
 
 /** Publishes the draft `eventId` (bound by the page); publishing an already published show changes nothing. */
-export async function publishEventAction(eventId: string): Promise<PublishState> {
-  const { user, event } = await requireOrganizerOfEvent(eventId, `/admin/events/${eventId}/edit`);
-  try {
+export const publishEventAction = action(
+  // Bound to the show by the page; React adds the previous state and the form data.
+  { who: { organizer: true }, args: z.tuple([eventIdSchema]).rest(z.unknown()), onError: (failure): PublishState => ({ error: failure.error }) },
+  async (_call, eventId): Promise<PublishState> => {
+    const { user, event } = await requireOrganizerOfEvent(eventId, `/admin/events/${eventId}/edit`);
     await publishEvent(db(), event.id, user.id);
-  } catch (error) {
-    if (error instanceof EventSetupError) return { error: error.message };
-    throw error;
-  }
-  revalidatePath("/");
-  revalidatePath("/admin");
-  revalidatePath(`/events/${event.slug}`);
-  redirect(`/admin/events/${event.id}/edit?published=1`);
-}
+    revalidatePath("/");
+    revalidatePath("/admin");
+    revalidatePath(`/events/${event.slug}`);
+    redirect(`/admin/events/${event.id}/edit?published=1`);
+  },
+);

@@ -7,7 +7,8 @@
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { useActionState, useRef, useState } from "react";
 import { SeatMap } from "@/components/seat-map";
-import type { EventFormValues, PriceLevelFormValues, VenueSection, VenueSummary } from "@/lib/events/manage";
+import type { EventFormValues, PriceLevelFormValues } from "@/lib/events/form";
+import type { VenueSection, VenueSummary } from "@/lib/venues/queries";
 
 /** What the show form's server action returns: per-field messages (keys like `priceLevels.1.price`), the values to show again, a form-wide message. */
 export interface EventFormState {

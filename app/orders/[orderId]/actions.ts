@@ -1,45 +1,25 @@
 "use server";
-/** Server actions of the order page: go to the PSP to pay, or give the seats back. */
+/**
+ * Server actions of the order page: go to the PSP to pay, or give the seats back. A
+ * refusal comes back as `{ ok: false, error, code }` (lib/http/action.ts).
+ */
 import { redirect } from "next/navigation";
-import { getSessionUser } from "@/lib/auth/session";
+import { z } from "zod";
 import { db } from "@/lib/db";
-import { orderIdSchema } from "@/lib/http";
-import { paymentProvider } from "@/lib/payments";
-import { CheckoutRefusedError, startCheckout } from "@/lib/payments/checkout";
-import { PaymentProviderError } from "@/lib/payments/provider";
-import { closePendingOrder } from "@/lib/orders/expiry";
-import { getFanOrder } from "@/lib/orders/queries";
+import { action } from "@/lib/http/action";
+import { orderIdSchema } from "@/lib/ids";
+import { defaultProvider } from "@/lib/payments";
+import { startCheckout } from "@/lib/payments/checkout";
+import { giveSeatsBack } from "@/lib/payments/expiry";
 
-
-/** Starts the checkout and redirects to the PSP; returns `{ error }` when it cannot. */
-export async function payAction(id: unknown): Promise<{ error: string }> {
-  const user = await getSessionUser();
-  if (!user) return { error: "Sign in to pay." };
-  const parsed = orderIdSchema.safeParse(id);
-  if (!parsed.success) return { error: "No such order." };
-  let url: string;
-  try {
-    ({ url } = await startCheckout(db(), paymentProvider()!, { orderId: parsed.data, fanId: user.id }));
-  } catch (error) {
-    if (error instanceof CheckoutRefusedError) return { error: error.message };
-    if (error instanceof PaymentProviderError) return { error: "The payment provider is not answering. Please try again in a moment." };
-    throw error;
-  }
+/** Starts the checkout and sends the fan to the PSP's pay page. */
+export const payAction = action({ who: "user", args: z.tuple([orderIdSchema]) }, async ({ user }, orderId): Promise<never> => {
+  const { url } = await startCheckout(db(), defaultProvider(), { orderId, fanId: user.id });
   redirect(url);
-}
+});
 
-/** Gives the held seats back (order → cancelled). */
-export async function cancelAction(id: unknown): Promise<{ error?: string }> {
-  const user = await getSessionUser();
-  if (!user) return { error: "Sign in first." };
-  const parsed = orderIdSchema.safeParse(id);
-  if (!parsed.success || !(await getFanOrder(db(), parsed.data, user.id))) return { error: "No such order." };
-  try {
-    const done = await closePendingOrder(db(), parsed.data, "cancelled", { actor: `fan:${user.id}`, reason: "fan gave the seats back" });
-    if (done === "paid") return { error: "Your payment has just gone through, so the seats are yours." };
-    return done === "closed" ? {} : { error: "This order can no longer be cancelled." };
-  } catch (error) {
-    if (error instanceof PaymentProviderError) return { error: "We could not reach the payment provider to stop your payment. Please try again in a moment." };
-    throw error;
-  }
-}
+/** Gives the held seats back (order → cancelled, after asking the PSP). */
+export const cancelAction = action({ who: "user", args: z.tuple([orderIdSchema]) }, async ({ user }, orderId) => {
+  await giveSeatsBack(db(), orderId, user.id);
+  return { ok: true as const };
+});

@@ -2,7 +2,7 @@ import { notFound } from "next/navigation";
 import { OrderView } from "@/components/order-view";
 import { requireUser } from "@/lib/auth/session";
 import { db } from "@/lib/db";
-import { orderIdSchema } from "@/lib/http";
+import { orderIdSchema } from "@/lib/ids";
 import { fanOrderView } from "@/lib/payments/sync";
 
 export const metadata = { title: "Your order" };

@@ -33,6 +33,7 @@ import {
 } from "@/db/sandbox-psp-schema";
 import { db, sql, type Db } from "@/lib/db";
 import { env } from "@/lib/env";
+import { AppError, type ErrorKind } from "@/lib/errors";
 import {
   describeFaultsError,
   mergeFaults,
@@ -87,14 +88,13 @@ export const sandboxCheckoutIdSchema = z
 /** Why the sandbox PSP refused a request. */
 export type SandboxPspErrorCode = "not_found" | "invalid_request" | "idempotency_conflict" | "not_refundable";
 
+const SANDBOX_ERROR_KIND: Record<SandboxPspErrorCode, ErrorKind> = { not_found: "not_found", invalid_request: "bad_request", idempotency_conflict: "conflict", not_refundable: "conflict" };
+
 /** Raised when the sandbox PSP refuses a request (unknown id, bad input, idempotency-key reuse, nothing to refund). */
-export class SandboxPspError extends Error {
-  constructor(
-    readonly code: SandboxPspErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = "SandboxPspError";
+export class SandboxPspError extends AppError {
+  declare readonly code: SandboxPspErrorCode;
+  constructor(code: SandboxPspErrorCode, message: string) {
+    super(SANDBOX_ERROR_KIND[code], code, message);
   }
 }
 

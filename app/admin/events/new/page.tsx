@@ -1,7 +1,8 @@
 import Link from "next/link";
 import { requireOrganizer } from "@/lib/auth/session";
 import { db } from "@/lib/db";
-import { listVenues, venueSections, type EventFormValues } from "@/lib/events/manage";
+import type { EventFormValues } from "@/lib/events/form";
+import { listVenues, venueSections } from "@/lib/venues/queries";
 import { createEventAction } from "../actions";
 import { EventForm } from "../event-form";
 

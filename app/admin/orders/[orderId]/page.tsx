@@ -1,12 +1,11 @@
-import { eq } from "drizzle-orm";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { EventAdminNav, StatusBadge } from "@/app/admin/_components/event-nav";
-import { orders } from "@/db/schema";
-import { getAdminOrder } from "@/lib/admin/orders";
+import { getAdminOrder, orderShow } from "@/lib/admin/orders";
 import { requireOrganizer, requireOrganizerOfEvent } from "@/lib/auth/session";
 import { db } from "@/lib/db";
 import { formatInZone, formatMoney } from "@/lib/format";
+import { orderIdSchema } from "@/lib/ids";
 import { OrderActions } from "./order-actions";
 
 export const metadata = { title: "Order" };
@@ -34,8 +33,8 @@ export default async function AdminOrderPage({ params }: PageProps<"/admin/order
   const { orderId } = await params;
   const returnTo = `/admin/orders/${orderId}`;
   const user = await requireOrganizer(returnTo);
-  if (!/^ord_[0-9a-z]{1,32}$/.test(orderId)) notFound();
-  const row = await db().query.orders.findFirst({ where: eq(orders.id, orderId), columns: { eventId: true } });
+  if (!orderIdSchema.safeParse(orderId).success) notFound();
+  const row = await orderShow(db(), orderId);
   if (!row) notFound();
   await requireOrganizerOfEvent(row.eventId, returnTo);
   const o = await getAdminOrder(db(), user.id, orderId);

@@ -2,41 +2,41 @@
 /**
  * Server actions of the sandbox PSP's hosted pay page. Thin: validate the checkout id,
  * call the PSP (lib/payments/sandbox/psp.ts), then send the fan back to the merchant's
- * return URL with `?checkout=<id>`, as an outside PSP would.
+ * return URL with `?checkout=<id>`, as an outside PSP would. They obey the same switch as
+ * the sandbox's APIs: with another payment provider they do not exist (404), so nobody can
+ * approve their own checkout for free. Whatever goes wrong, the fan lands back on the pay
+ * page, which says what the checkout's state is.
  */
 import { notFound, redirect } from "next/navigation";
-import { approve, decline, returnUrlFor, sandboxCheckoutIdSchema, SandboxPspError, type SandboxActionResult } from "@/lib/payments/sandbox/psp";
+import { z } from "zod";
+import { action } from "@/lib/http/action";
+import { approve, decline, returnUrlFor, sandboxCheckoutIdSchema, type SandboxActionResult } from "@/lib/payments/sandbox/psp";
 import { sandboxEnabled } from "@/lib/payments/sandbox/switch";
 
-/**
- * Runs one PSP action; null when the checkout does not exist (the page then says so).
- * The actions obey the same switch as the sandbox's APIs: with another payment provider
- * they do not exist (404), so nobody can approve their own checkout for free.
- */
-async function run(formData: FormData, action: (id: string) => Promise<SandboxActionResult>): Promise<{ id: string; result: SandboxActionResult | null }> {
-  if (!sandboxEnabled()) notFound();
-  const parsed = sandboxCheckoutIdSchema.safeParse(formData.get("checkoutId"));
-  if (!parsed.success) redirect("/sandbox-psp/checkout/unknown");
-  const id = parsed.data;
-  try {
-    return { id, result: await action(id) };
-  } catch (error) {
-    if (error instanceof SandboxPspError && error.code === "not_found") return { id, result: null };
-    throw error;
-  }
+const form = z.tuple([z.instanceof(FormData)]);
+const pageOf = (data: unknown) => {
+  const id = sandboxCheckoutIdSchema.safeParse(data instanceof FormData ? data.get("checkoutId") : null);
+  return `/sandbox-psp/checkout/${id.success ? id.data : "unknown"}`;
+};
+
+/** Runs one PSP action on the form's `checkoutId`, then redirects to the return URL (or back to the page). */
+function payPageAction(run: (checkoutId: string) => Promise<SandboxActionResult>) {
+  return action(
+    { who: "anyone", args: form, onError: (_failure, args): never => redirect(pageOf(args[0])) },
+    async (_call, data): Promise<never> => {
+      if (!sandboxEnabled()) notFound();
+      const id = sandboxCheckoutIdSchema.safeParse(data.get("checkoutId"));
+      if (!id.success) redirect("/sandbox-psp/checkout/unknown");
+      redirect(returnUrlFor((await run(id.data)).checkout));
+    },
+  );
 }
 
 /**
  * "Approve payment": captures (or declines / expires, per the fault knobs and the clock),
  * waiting `slowApprovalMs` first, then redirects to the return URL. Expects form field `checkoutId`.
  */
-export async function approveCheckout(formData: FormData): Promise<void> {
-  const { id, result } = await run(formData, (checkoutId) => approve(checkoutId));
-  redirect(result ? returnUrlFor(result.checkout) : `/sandbox-psp/checkout/${id}`);
-}
+export const approveCheckout = payPageAction((checkoutId) => approve(checkoutId));
 
 /** "Decline": declines the payment, then redirects to the return URL. Expects form field `checkoutId`. */
-export async function declineCheckout(formData: FormData): Promise<void> {
-  const { id, result } = await run(formData, (checkoutId) => decline(checkoutId));
-  redirect(result ? returnUrlFor(result.checkout) : `/sandbox-psp/checkout/${id}`);
-}
+export const declineCheckout = payPageAction((checkoutId) => decline(checkoutId));

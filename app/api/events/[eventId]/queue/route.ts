@@ -1,48 +1,36 @@
 /**
  * GET: the public queue status (serving counter, length, rate), cacheable by a CDN for
  * a second; constant work per request whatever the queue's length.
- * POST: join the queue (signed-in fan); idempotent.
+ * POST: join the queue (signed-in fan); idempotent. `?rejoin=1`: a fan whose turn ended
+ * gets a new place at the back.
  */
 import { cookies } from "next/headers";
-import { NextResponse } from "next/server";
-import { getSessionUser } from "@/lib/auth/session";
+import { z } from "zod";
 import { db } from "@/lib/db";
-import { errorResponse, eventIdSchema, jsonError, publicCache } from "@/lib/http";
+import { publicCache } from "@/lib/http/cache";
+import { route } from "@/lib/http/route";
+import { eventIdSchema } from "@/lib/ids";
 import { statusWithToken } from "@/lib/waiting-room/admission";
 import { clientIp, enforceLimit } from "@/lib/waiting-room/limits";
 import { joinQueue, publicQueueStatus } from "@/lib/waiting-room/queue";
 import { admissionCookieName } from "@/lib/waiting-room/token";
 
-export async function GET(req: Request, ctx: RouteContext<"/api/events/[eventId]/queue">) {
-  const id = eventIdSchema.safeParse((await ctx.params).eventId);
-  if (!id.success) return jsonError(400, id.error.issues[0]!.message);
-  try {
-    await enforceLimit("status", clientIp(req.headers));
-    const status = await publicQueueStatus(db(), id.data);
-    return NextResponse.json(status, { headers: { "Cache-Control": publicCache(1, 2) } });
-  } catch (error) {
-    const res = errorResponse(error);
-    if (res) return res;
-    throw error;
-  }
-}
+const params = z.object({ eventId: eventIdSchema });
 
-export async function POST(req: Request, ctx: RouteContext<"/api/events/[eventId]/queue">) {
-  const user = await getSessionUser(req.headers);
-  if (!user) return jsonError(401, "Sign in to join the queue.");
-  const id = eventIdSchema.safeParse((await ctx.params).eventId);
-  if (!id.success) return jsonError(400, id.error.issues[0]!.message);
-  const rejoin = new URL(req.url).searchParams.get("rejoin") === "1";
-  try {
+export const GET = route({ params, badParams: "bad_request" }, async ({ req, params }) => {
+  await enforceLimit("status", clientIp(req.headers));
+  const status = await publicQueueStatus(db(), params.eventId);
+  return Response.json(status, { headers: { "Cache-Control": publicCache(1, 2) } });
+});
+
+export const POST = route(
+  { who: "user", signIn: "Sign in to join the queue.", params, badParams: "bad_request", query: z.object({ rejoin: z.literal("1").optional() }).loose() },
+  async ({ req, params, query, user }) => {
     await enforceLimit("join", clientIp(req.headers));
-    const status = await statusWithToken(db(), id.data, user.id, await joinQueue(db(), id.data, user.id, { rejoin }));
+    const status = await statusWithToken(db(), params.eventId, user.id, await joinQueue(db(), params.eventId, user.id, { rejoin: query.rejoin === "1" }));
     if (status.admissionToken && status.admittedUntil) {
-      (await cookies()).set(admissionCookieName(id.data), status.admissionToken, { httpOnly: true, sameSite: "lax", path: "/", expires: new Date(status.admittedUntil) });
+      (await cookies()).set(admissionCookieName(params.eventId), status.admissionToken, { httpOnly: true, sameSite: "lax", path: "/", expires: new Date(status.admittedUntil) });
     }
-    return NextResponse.json(status, { headers: { "Cache-Control": "private, no-store" } });
-  } catch (error) {
-    const res = errorResponse(error);
-    if (res) return res;
-    throw error;
-  }
-}
+    return status;
+  },
+);

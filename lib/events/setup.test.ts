@@ -2,31 +2,13 @@ import { asc, eq, sql } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { eventSeats, events, orders, priceLevels } from "@/db/schema";
 import { closeDb, db } from "@/lib/db";
-import {
-  createEventFromForm,
-  eventCreateFormSchema,
-  eventEditFormSchema,
-  eventFormFromFormData,
-  EventNotFoundError,
-  EventTimeError,
-  fieldErrors,
-  getEventSetup,
-  listVenues,
-  LocalTimeError,
-  NotYourEventError,
-  OnSaleLockedError,
-  parseMajorUnits,
-  parseRowRange,
-  PriceLevelsLockedError,
-  publishEvent,
-  SeatRuleError,
-  SlugTakenError,
-  updateEvent,
-  updateEventFromForm,
-  utcToZonedLocal,
-  venueSections,
-  zonedLocalToUtc,
-} from "@/lib/events/manage";
+import { EventNotFoundError, EventTimeError, NotYourEventError, OnSaleLockedError, PriceLevelsLockedError, SeatRuleError, SlugTakenError } from "@/lib/events/errors";
+import { eventCreateFormSchema, eventEditFormSchema, eventFormFromFormData, fieldErrors, parseRowRange } from "@/lib/events/form";
+import { getEventSetup } from "@/lib/events/edit-view";
+import { createEventFromForm, publishEvent, updateEvent, updateEventFromForm } from "@/lib/events/setup";
+import { parseMajorUnits } from "@/lib/format";
+import { LocalTimeError, utcToZonedLocal, zonedLocalToUtc } from "@/lib/time-zone";
+import { listVenues, venueSections } from "@/lib/venues/queries";
 import { listPublishedEvents } from "@/lib/events/queries";
 import { newId } from "@/lib/ids";
 import { closeRedis } from "@/lib/redis";

@@ -14,9 +14,11 @@ import { and, eq, inArray } from "drizzle-orm";
 import { orders, payments } from "@/db/schema";
 import type { Db } from "@/lib/db";
 import { releaseOrder } from "@/lib/orders/release";
+import { getFanOrder } from "@/lib/orders/queries";
 import { transitionPayment, type TransitionCause } from "@/lib/orders/state-machine";
+import { AppError } from "@/lib/errors";
 import { paymentProvider } from "@/lib/payments";
-import { recordCapture, recordDecline } from "@/lib/payments/capture";
+import { askPsp } from "@/lib/payments/apply";
 
 /** What happened to an expired hold. */
 export type ExpiryOutcome = "paid" | "expired" | "not_due" | "not_pending";
@@ -40,18 +42,15 @@ export async function settleExpiredHold(db: Db, orderId: string, cause: Transiti
 export async function closePendingOrder(db: Db, orderId: string, to: "expired" | "cancelled", cause: TransitionCause): Promise<"paid" | "closed" | "not_pending"> {
   const order = await db.query.orders.findFirst({ where: eq(orders.id, orderId) });
   if (!order || order.status !== "pending_payment") return "not_pending";
-  const open = await db.query.payments.findMany({ where: and(eq(payments.orderId, orderId), inArray(payments.status, ["created", "pending"])) });
+  // Declined at our side may still be open at the PSP (a decline report it later overrides): ask and cancel those too.
+  const unpaid = () => db.query.payments.findMany({ where: and(eq(payments.orderId, orderId), inArray(payments.status, ["created", "pending", "declined"])) });
+  const open = await unpaid();
 
   const askAll = async (): Promise<boolean> => {
     for (const p of open) {
-      const provider = paymentProvider(p.provider);
-      if (!provider) continue;
-      const snapshot = await provider.retrievePayment(p.checkoutSessionId);
-      if (snapshot.status === "captured") {
-        const outcome = await recordCapture(db, provider.name, snapshot, { ...cause, reason: `${cause.reason}: the PSP reports a capture` }, { confirmed: true });
-        if (outcome === "paid" || outcome === "already_paid") return true;
-      }
-      if (snapshot.status === "declined") await recordDecline(db, provider.name, p.checkoutSessionId, cause);
+      if (!paymentProvider(p.provider)) continue;
+      const { applied } = await askPsp(db, p, { ...cause, reason: `${cause.reason}: the PSP was asked first` });
+      if (applied === "paid" || applied === "already_paid") return true;
     }
     return false;
   };
@@ -60,8 +59,27 @@ export async function closePendingOrder(db: Db, orderId: string, to: "expired" |
   if (await askAll()) return "paid";
   const ended = await releaseOrder(db, orderId, to, cause);
   if (ended) {
-    // The checkouts can no longer be paid: close them on our side too (guarded, logged).
-    for (const p of open) await transitionPayment(db, p, p.status, "cancelled", { ...cause, reason: `checkout cancelled: order ${to}` });
+    // Read again: a checkout started while this ran (lib/payments/checkout.ts records it only
+    // while the order is pending, so none can follow now) is cancelled at the PSP too. Then
+    // close them on our side (guarded, logged). One that still captures is a late payment.
+    for (const p of await unpaid()) {
+      if (!open.some((o) => o.id === p.id)) await paymentProvider(p.provider)?.cancelCheckout(p.checkoutSessionId).catch(() => undefined);
+      await transitionPayment(db, p, p.status, "cancelled", { ...cause, reason: `checkout cancelled: order ${to}` });
+    }
   }
   return ended ? "closed" : "not_pending";
+}
+
+/**
+ * The fan gives the held seats back ("Give the seats back" on the order page, `DELETE
+ * /api/orders/:id`): {@link closePendingOrder} to `cancelled`, for the fan's own order.
+ * @throws {AppError} 404 `no_such_order` (unknown, or another fan's), 409 `already_paid` (the
+ *   payment has just gone through: the seats are the fan's), 409 `not_pending`;
+ *   {PaymentProviderError} when the PSP cannot be asked (nothing was released).
+ */
+export async function giveSeatsBack(db: Db, orderId: string, fanId: string): Promise<void> {
+  if (!(await getFanOrder(db, orderId, fanId))) throw new AppError("not_found", "no_such_order", "No such order.");
+  const done = await closePendingOrder(db, orderId, "cancelled", { actor: `fan:${fanId}`, reason: "fan gave the seats back" });
+  if (done === "paid") throw new AppError("conflict", "already_paid", "Your payment has just gone through, so the seats are yours.");
+  if (done !== "closed") throw new AppError("conflict", "not_pending", "This order can no longer be cancelled.");
 }

@@ -7,11 +7,10 @@
  *   after seeding; and a small, already-open test show in the studio.
  */
 import { eq } from "drizzle-orm";
-import { hashPassword } from "better-auth/crypto";
-import { account, events, user } from "@/db/schema";
+import { events } from "@/db/schema";
+import { ensureUser } from "@/lib/auth/users";
 import type { Db } from "@/lib/db";
 import { createEvent } from "@/lib/events/create";
-import { newId } from "@/lib/ids";
 import { arenaPlan, studioPlan } from "@/lib/venues/plan";
 import { createVenue, findVenueBySlug } from "@/lib/venues/store";
 
@@ -25,27 +24,6 @@ export const DEMO_ACCOUNTS = [
 
 export const DEMO_EVENT_SLUG = "nova-lights-world-tour";
 export const TEST_EVENT_SLUG = "studio-session";
-
-/** Creates a user with an email + password credential unless the email exists; returns the user id. */
-export async function ensureUser(
-  db: Db,
-  a: { email: string; password: string; name: string; role: "fan" | "organizer" },
-): Promise<string> {
-  const existing = await db.query.user.findFirst({ where: eq(user.email, a.email) });
-  if (existing) return existing.id;
-  const id = newId("usr");
-  await db.transaction(async (tx) => {
-    await tx.insert(user).values({ id, email: a.email, name: a.name, role: a.role, emailVerified: true });
-    await tx.insert(account).values({
-      id: newId("usr"),
-      accountId: id,
-      providerId: "credential",
-      userId: id,
-      password: await hashPassword(a.password),
-    });
-  });
-  return id;
-}
 
 /** What {@link seedDemo} did. */
 export interface SeedResult {

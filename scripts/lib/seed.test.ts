@@ -2,7 +2,7 @@
 import { count, eq, sql } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { eventSeats, events, priceLevels, seats, sections, user, venues } from "@/db/schema";
-import { DEMO_EVENT_SLUG, seedDemo, TEST_EVENT_SLUG } from "@/db/seed";
+import { DEMO_EVENT_SLUG, seedDemo, TEST_EVENT_SLUG } from "@/scripts/lib/seed";
 import { closeDb, db } from "@/lib/db";
 
 afterAll(async () => {

@@ -1,0 +1,70 @@
+/**
+ * StarArena's layering, checked by dependency-cruiser in `npm test` (docs/architecture.md).
+ * Imports run one way, from the top of this list to the bottom; nothing below reaches up:
+ *   app/ components/ inngest/ scripts/            (entry points: routes, pages, jobs, CLIs)
+ *   lib/http                                      (route and action wrappers)
+ *   lib/admin dashboard jobs simulator testing    (composers and tools)
+ *   lib/reconciliation → lib/payments → lib/tickets → lib/orders
+ *   lib/events → lib/inventory waiting-room venues
+ *   lib/audit outbox metrics auth health
+ *   lib/db redis env errors ids format time-zone … and db/ (schema)
+ * Also: no cycles; app/ and components/ never touch drizzle or db/ (the schema) — they call lib/.
+ */
+const LAYERS = [
+  ["lib/http"],
+  ["lib/admin", "lib/dashboard", "lib/jobs", "lib/simulator", "lib/testing"],
+  ["lib/reconciliation"],
+  ["lib/payments"],
+  ["lib/tickets"],
+  ["lib/orders"],
+  ["lib/events"],
+  ["lib/inventory", "lib/waiting-room", "lib/venues"],
+  ["lib/audit", "lib/outbox", "lib/metrics", "lib/auth", "lib/health"],
+  ["lib/db", "lib/redis", "lib/redis-tcp", "lib/redis-keys", "lib/env", "lib/errors", "lib/ids", "lib/format", "lib/time-zone", "db"],
+];
+
+/** A path regex for a set of folders or single-file modules (`lib/db` is `lib/db.ts` or `lib/db/…`). */
+const paths = (names) => `^(${names.map((n) => n.replace(/[.-]/g, (c) => `\\${c}`)).join("|")})(\\.ts$|\\.tsx$|/)`;
+
+const layerRules = LAYERS.slice(1).map((layer, i) => ({
+  name: `layer-${layer[0].replace("lib/", "")}`,
+  comment: `${layer.join(", ")} may not import what is above it (${LAYERS.slice(0, i + 1).flat().join(", ")}): imports run one way (docs/architecture.md)`,
+  severity: "error",
+  // Tests sit beside the code they test and may use any fixture (lib/testing) or layer.
+  from: { path: paths(layer), pathNot: "\\.test\\.ts$" },
+  to: { path: paths(LAYERS.slice(0, i + 1).flat()) },
+}));
+
+module.exports = {
+  forbidden: [
+    {
+      name: "no-circular",
+      comment: "No import cycles, between folders or inside one.",
+      severity: "error",
+      from: {},
+      to: { circular: true },
+    },
+    ...layerRules,
+    {
+      name: "lib-not-to-entry-points",
+      comment: "lib/ is imported by the entry points, never the other way round.",
+      severity: "error",
+      from: { path: "^(lib|db)/", pathNot: "\\.test\\.ts$" },
+      to: { path: "^(app|components|inngest|scripts|e2e)/" },
+    },
+    {
+      name: "ui-not-to-the-database",
+      comment: "Routes, pages, actions and components call lib/; they never import drizzle or the schema (db/).",
+      severity: "error",
+      from: { path: "^(app|components)/" },
+      to: { path: "^(db/|node_modules/drizzle-orm/)" },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "(^|/)(\\.next[^/]*|node_modules|test-results|playwright-report)/" },
+    tsConfig: { fileName: "tsconfig.json" },
+    tsPreCompilationDeps: true,
+    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default"] },
+  },
+};

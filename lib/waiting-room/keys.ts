@@ -1,0 +1,13 @@
+/** Redis keys of one event's waiting room; all share the event's hash tag (lib/redis.ts), and so the inventory's cluster slot. */
+import { eventKey } from "@/lib/redis";
+
+/** The waiting room's keys for one event, in the order the scripts take them: cfg pre pos st slots adm turns (see ./lua.ts). */
+export function queueKeys(eventId: string): string[] {
+  return ["cfg", "pre", "pos", "st", "slots", "adm", "turns"].map((k) => eventKey(eventId, "wr", k));
+}
+
+/**
+ * The admitted fans' slots (ZSET: queue position scored by when the slot frees, ms). The
+ * hold's Redis claim reads it to refuse a token whose slot has ended.
+ */
+export const admissionSlotKey = (eventId: string) => eventKey(eventId, "wr", "slots");
