@@ -33,7 +33,7 @@ export default defineConfig({
     timeout: 240_000,
     reuseExistingServer: false,
     stdout: "pipe",
-    // Inngest is configured but unreachable: the suite must pass through the local worker (issue 5).
+    // Inngest is configured but unreachable: the suite must pass through the local worker (docs/adr/0006).
     env: { E2E_PORT: String(port), INNGEST_DEV: "1", INNGEST_BASE_URL: "http://127.0.0.1:9" },
   },
 });

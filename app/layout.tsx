@@ -8,6 +8,9 @@ import "./globals.css";
 export const metadata: Metadata = {
   title: { default: "StarArena", template: "%s · StarArena" },
   description: "Fair, fast on-sales for shows where demand dwarfs supply.",
+  // Static files from public/: the icon, the web app manifest (and robots.txt, served as is).
+  icons: { icon: "/favicon.svg" },
+  manifest: "/manifest.webmanifest",
 };
 
 /** The shell. It reads no cookies, so pages below it stay cacheable; the user menu loads client-side. */

@@ -1,6 +1,6 @@
 /**
  * StarArena's Postgres schema (drizzle). Postgres is the system of record; Redis is a
- * fast gate rebuilt from these tables (DESIGN.md, "Data and invariants").
+ * fast gate rebuilt from these tables (docs/design.md, "Data and invariants").
  *
  * Money is always an integer number of minor units (cents) plus an ISO 4217 currency.
  * Instants are `timestamptz` (UTC); an event also stores its venue's IANA time zone

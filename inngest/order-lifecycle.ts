@@ -2,7 +2,7 @@
  * Order lifecycle: sleep until the hold expires, then settle it — ask the PSP, confirm a
  * capture, or cancel the checkout and expire the order (lib/orders/expiry). Payment
  * webhooks are handled by the webhook route, not here, so the function needs no
- * `waitForEvent` (see DESIGN.md's testing note). One run per order.
+ * `waitForEvent` (see docs/design.md's testing note). One run per order.
  */
 import { db } from "@/lib/db";
 import { settleExpiredHold } from "@/lib/payments/expiry";

@@ -32,7 +32,7 @@ export type ErrorKind =
   | "unavailable";
 
 /** The HTTP status of each kind. */
-export const STATUS_OF: Readonly<Record<ErrorKind, number>> = Object.freeze({
+const STATUS_OF: Readonly<Record<ErrorKind, number>> = Object.freeze({
   bad_request: 400,
   unauthorized: 401,
   forbidden: 403,
@@ -86,11 +86,6 @@ export class AppError extends Error {
   }
 }
 
-/** True when `error` is an AppError (with this code, when given). */
-export function isAppError(error: unknown, code?: string): error is AppError {
-  return error instanceof AppError && (code === undefined || error.code === code);
-}
-
 /** The answer's body for an error: `{ error, code, field?, requestId?, ...details }`. */
 export interface ErrorBody {
   error: string;
@@ -119,7 +114,7 @@ export function asAppError(error: unknown): AppError | null {
  * The body and status for any thrown value. Unknown errors are logged with `requestId`
  * (console.error: message and stack) and answered 500 `internal` with that id.
  */
-export function describeError(error: unknown, requestId: string): { status: number; body: ErrorBody; retryAfter?: number } {
+function describeError(error: unknown, requestId: string): { status: number; body: ErrorBody; retryAfter?: number } {
   const known = asAppError(error);
   if (!known) {
     console.error(`[${requestId}] unexpected error`, error);

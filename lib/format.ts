@@ -39,7 +39,7 @@ export function formatCount(n: number, locale = "en-GB"): string {
 }
 
 /** Number of minor-unit digits of an ISO 4217 currency (EUR 2, JPY 0, KWD 3), per Intl. */
-export function currencyDigits(currency: string): number {
+function currencyDigits(currency: string): number {
   try {
     return new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2;
   } catch {

@@ -1,7 +1,7 @@
 /**
  * Public identifiers: a short type prefix plus 16 random base-32 characters
  * (80 bits), e.g. `evt_k3j9x0q2m4n8p1r5`. Event ids double as the Redis hash tag
- * (`{evt_…}`), so every key of one event lands in one cluster slot (DESIGN.md, Redis).
+ * (`{evt_…}`), so every key of one event lands in one cluster slot (docs/design.md, Redis).
  */
 import { randomBytes } from "node:crypto";
 import { z } from "zod";

@@ -9,10 +9,10 @@ import { migrate } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
 
 /** Folder of the committed SQL migrations. */
-export const MIGRATIONS_FOLDER = path.join(process.cwd(), "db", "migrations");
+const MIGRATIONS_FOLDER = path.join(process.cwd(), "db", "migrations");
 
 /** The database name of a postgres:// URL. */
-export function databaseName(url: string): string {
+function databaseName(url: string): string {
   const name = decodeURIComponent(new URL(url).pathname.replace(/^\//, ""));
   if (!/^[A-Za-z0-9_-]+$/.test(name)) throw new Error(`Unsupported database name "${name}" in DATABASE_URL`);
   return name;

@@ -1,7 +1,7 @@
 /**
  * A custom requester for `@upstash/redis` that speaks plain TCP to any Redis (via
  * ioredis), so app code uses one client API whether it runs against Upstash REST or a
- * local Redis (DESIGN.md, "Redis").
+ * local Redis (docs/design.md, "Redis").
  *
  * It maps the REST request shapes onto Redis:
  * - `{ body: [cmd, ...args] }` → one command, answered `{ result }` or `{ error }`;

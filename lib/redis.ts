@@ -1,5 +1,5 @@
 /**
- * The app's Redis: always an `@upstash/redis` client (DESIGN.md, "Redis").
+ * The app's Redis: always an `@upstash/redis` client (docs/design.md, "Redis").
  * - With UPSTASH_REDIS_REST_URL + UPSTASH_REDIS_REST_TOKEN it speaks Upstash REST.
  * - Otherwise it speaks TCP to REDIS_URL through the custom requester in ./redis-tcp.
  *

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:holds`: the hold path's raw speed against references measured in the
- * same run (DESIGN.md targets):
+ * same run (docs/design.md targets):
  *   A. a trivial EVALSHA (`return 1`) through the app's Redis client — the ceiling;
  *   B. the hold Lua (explicit one-seat holds on distinct seats of the 20,000-seat arena);
  *   C. a Postgres hot-row hold (`UPDATE … SET remaining = remaining - 1 WHERE remaining > 0`).

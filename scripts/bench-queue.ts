@@ -2,7 +2,7 @@
  * `npm run bench:queue`: requests per second through the real waiting-room routes
  * (public status GET, join POST) next to the app's minimal route (/api/ping) in the
  * same run, on this machine, and the instance count that 60,000 req/s at the door
- * (DESIGN.md's reference case) would need. Rounds are interleaved; medians reported.
+ * (docs/design.md's reference case) would need. Rounds are interleaved; medians reported.
  *
  * Flags: --seconds N (per run, default 8), --rounds N (default 3), --connections N (default 50).
  */

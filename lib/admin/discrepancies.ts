@@ -1,5 +1,5 @@
 /**
- * The organizer's view of reconciliation (issue 6, "Discrepancies"): what reconciliation
+ * The organizer's view of reconciliation ("Discrepancies"): what reconciliation
  * found for one show (kind, order, status, the action taken, when), and running a pass
  * on demand. Scoped to the organizer who runs the show.
  */
@@ -24,7 +24,7 @@ export interface DiscrepancyRow {
 }
 
 /** Most rows {@link listDiscrepancies} returns. */
-export const DISCREPANCY_LIMIT = 200;
+const DISCREPANCY_LIMIT = 200;
 
 async function assertOwns(db: Db, organizerId: string, eventId: string) {
   const event = await db.query.events.findFirst({ where: eq(events.id, eventId) });

@@ -31,7 +31,7 @@ export type DiscrepancyKind =
   | "refund_missing_at_psp";
 
 /** The stored id of a discrepancy key (ids are bounded: keys from outside can be long). */
-export const discrepancyId = (key: string) => `dsc_${key}`.slice(0, 120);
+const discrepancyId = (key: string) => `dsc_${key}`.slice(0, 120);
 
 /**
  * Records a discrepancy once per `key`.

@@ -29,7 +29,7 @@ export function parseRowRange(text: string): { from: number; to: number } | unde
 }
 
 /** Comma- or space-separated codes (`"101, 102 103"`) → `["101","102","103"]`, without blanks or repeats. */
-export function splitCodes(text: string): string[] {
+function splitCodes(text: string): string[] {
   return [...new Set(text.split(/[\s,;]+/).map((c) => c.trim()).filter(Boolean))];
 }
 
@@ -86,7 +86,7 @@ const localDateTime = (what: string) =>
  * no tier is given), each narrowed by the listed sections and the row range. A level with
  * no criterion at all takes every seat that no earlier level took.
  */
-export const priceLevelFormSchema = z
+const priceLevelFormSchema = z
   .object({
     name: z.string({ error: "Give the price level a name" }).trim().min(1, "Give the price level a name").max(60, "Keep the name within 60 characters"),
     price: z.string({ error: "Enter a price such as 79.00" }).trim().min(1, "Enter a price such as 79.00"),

@@ -135,7 +135,7 @@ export async function updateEventFromForm(db: Db, eventId: string, organizerId: 
 }
 
 /** What {@link updateEvent} accepts: any subset of the editable fields. Instants are UTC `Date`s. */
-export const eventUpdateSchema = z.object({
+const eventUpdateSchema = z.object({
   name: z.string().trim().min(1).max(120).optional(),
   description: z.string().max(2_000).optional(),
   startsAt: z.date().optional(),

@@ -4,7 +4,7 @@
  * expired holds for the sweep. Postgres is written by lib/orders; this module only
  * talks to Redis, through the Lua in ./lua.ts.
  */
-import { holdKey, inventoryKeys, rowsKey, scriptKeys } from "@/lib/inventory/keys";
+import { holdKey, rowsKey, scriptKeys } from "@/lib/inventory/keys";
 import { CONFIRM_HOLD, HOLD_BEST_AVAILABLE, HOLD_SEATS, RELEASE_HOLD } from "@/lib/inventory/lua";
 import { FanLimitError, InventoryNotReadyError, NotEnoughSeatsError, SeatsTakenError, SlotEndedError } from "@/lib/inventory/errors";
 import { luaScript, redis } from "@/lib/redis";
@@ -28,7 +28,6 @@ export interface RedisHoldInput {
    */
   slot?: { key: string; position: number };
 }
-
 
 const scripts = () => ({
   seats: luaScript<string[]>(HOLD_SEATS),
@@ -108,11 +107,6 @@ export async function confirmInRedis(eventId: string, holdId: string): Promise<{
   if (status === "OK") return { result: "confirmed" };
   if (status === "LOST") return { result: "lost", ordinals: rest.map(Number) };
   return { result: "unknown" };
-}
-
-/** Hold ids whose expiry (ms) is at or before `nowMs`, oldest first, at most `limit`. */
-export async function expiredHoldIds(eventId: string, nowMs: number, limit = 500): Promise<string[]> {
-  return redis().zrange<string[]>(inventoryKeys(eventId).holds, 0, nowMs, { byScore: true, offset: 0, count: limit });
 }
 
 /** The Redis record of one hold, or null. */

@@ -1,6 +1,6 @@
 /**
  * Rebuilds an event's Redis inventory from Postgres, the system of record
- * (DESIGN.md: "Redis … must be rebuildable from Postgres at any time").
+ * (docs/design.md: "Redis … must be rebuildable from Postgres at any time").
  *
  * Truth comes from live line items (held or sold): a seat is free in Redis when it is
  * on sale for the event and no live line item claims it. Holds are restored with their
@@ -39,7 +39,7 @@ export class UnknownEventError extends AppError {
 }
 
 /** Runs of consecutive ordinals: [1,2,3,7,8] → [[1,3],[7,8]]. */
-export function contiguousRuns(sorted: number[]): [number, number][] {
+function contiguousRuns(sorted: number[]): [number, number][] {
   const runs: [number, number][] = [];
   for (const o of sorted) {
     const last = runs[runs.length - 1];

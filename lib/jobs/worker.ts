@@ -1,5 +1,5 @@
 /**
- * The local worker (DESIGN.md, "Durable jobs"): it runs the same repairs as the Inngest
+ * The local worker (docs/design.md, "Durable jobs"): it runs the same repairs as the Inngest
  * functions on a short interval — hold expiry, payment queries, ticket issuance, late
  * payments — and reconciliation every minute, so everything converges with no Inngest
  * server (or an unreachable one). Where Inngest is configured it also relays the outbox.

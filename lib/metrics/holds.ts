@@ -1,5 +1,5 @@
 /**
- * Hold-path metrics for the live dashboard (DESIGN.md failure table: "admission too fast
+ * Hold-path metrics for the live dashboard (docs/design.md failure table: "admission too fast
  * → hold-path latency/error rate visible"). Per event and per minute, in Redis: counts by
  * outcome, and a sample of latencies (ms, the newest 2,000 per minute) for percentiles.
  * Keys expire after an hour. Recording never fails the hold it measures.

@@ -31,7 +31,7 @@ import { enqueue } from "@/lib/outbox";
 import { cachedEvent } from "@/lib/events/cache";
 
 /** Most seats one request may ask for, whatever the show's per-fan limit. */
-export const MAX_SEATS_PER_REQUEST = 10;
+const MAX_SEATS_PER_REQUEST = 10;
 
 /** What a fan may send to hold seats. Validated here so every entry point (action, route, simulator) shares it. */
 export const holdRequestSchema = z.discriminatedUnion("kind", [
@@ -95,7 +95,7 @@ export class PendingOrderError extends AppError {
 }
 
 /** The idempotency key was used before, by this fan, for another show (422 `idempotency_key_reused`). */
-export function idempotencyKeyReused(): AppError {
+function idempotencyKeyReused(): AppError {
   return new AppError("unprocessable", "idempotency_key_reused", "That idempotency key was already used for another request. Send a new key for a new hold.");
 }
 

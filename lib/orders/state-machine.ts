@@ -1,5 +1,5 @@
 /**
- * The order, payment and ticket state machines (DESIGN.md, "Order states", I8).
+ * The order, payment and ticket state machines (docs/design.md, "Order states", I8).
  *
  * Every state change is a conditional update from an expected state
  * (`UPDATE … WHERE id = $1 AND status = $expected`), checked by rows affected, and
@@ -36,7 +36,7 @@ export const ORDER_TRANSITIONS: Record<OrderStatus, readonly OrderStatus[]> = {
  * that the PSP's own records do not have (docs/adr/0010); should the PSP capture it after
  * all, `cancelled → captured` applies it as a late payment.
  */
-export const PAYMENT_TRANSITIONS: Record<PaymentStatus, readonly PaymentStatus[]> = {
+const PAYMENT_TRANSITIONS: Record<PaymentStatus, readonly PaymentStatus[]> = {
   created: ["pending", "captured", "declined", "cancelled"],
   pending: ["captured", "declined", "cancelled"],
   captured: ["refunded", "cancelled"],
@@ -46,7 +46,7 @@ export const PAYMENT_TRANSITIONS: Record<PaymentStatus, readonly PaymentStatus[]
 };
 
 /** Allowed ticket transitions. */
-export const TICKET_TRANSITIONS: Record<TicketStatus, readonly TicketStatus[]> = {
+const TICKET_TRANSITIONS: Record<TicketStatus, readonly TicketStatus[]> = {
   valid: ["used", "void"],
   used: ["void"],
   void: [],
@@ -69,7 +69,7 @@ export interface TransitionCause {
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0] | Db;
 
 /** True when `from → to` is allowed for the order. */
-export const canTransitionOrder = (from: OrderStatus, to: OrderStatus) => ORDER_TRANSITIONS[from].includes(to);
+const canTransitionOrder = (from: OrderStatus, to: OrderStatus) => ORDER_TRANSITIONS[from].includes(to);
 
 /**
  * Moves an order from `from` to `to` if it is still in `from`.

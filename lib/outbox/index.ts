@@ -1,7 +1,7 @@
 /**
  * The transactional outbox: events that durable jobs need are written in the same
  * transaction as the state change that causes them, and relayed to Inngest afterwards
- * (DESIGN.md, "Durable jobs"). Nothing is lost between a commit and a send, and nothing
+ * (docs/design.md, "Durable jobs"). Nothing is lost between a commit and a send, and nothing
  * on a request's critical path waits for Inngest.
  */
 import { outbox } from "@/db/schema";

@@ -1,5 +1,5 @@
 /**
- * Ending a hold whose time is up — but never before the PSP has been asked (DESIGN.md:
+ * Ending a hold whose time is up — but never before the PSP has been asked (docs/design.md:
  * "A hold whose payment is in progress is not released before the PSP is asked").
  *
  * For a `pending_payment` order past its hold expiry:

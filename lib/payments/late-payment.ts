@@ -1,5 +1,5 @@
 /**
- * A capture that lands after its order stopped waiting for it (DESIGN.md: "a payment that
+ * A capture that lands after its order stopped waiting for it (docs/design.md: "a payment that
  * lands after expiry either re-claims the same seats (if still free) or is refunded
  * automatically — never silently kept").
  *

@@ -1,5 +1,5 @@
 /**
- * The payment service provider (PSP) boundary (DESIGN.md, "Payments"). The app talks to
+ * The payment service provider (PSP) boundary (docs/design.md, "Payments"). The app talks to
  * a PSP only through this interface; implementations: the built-in sandbox PSP
  * (development, tests, simulator) and Stripe (production).
  *

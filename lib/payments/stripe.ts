@@ -1,5 +1,5 @@
 /**
- * Stripe implementation of the PSP boundary (DESIGN.md, "Payments"): hosted Checkout
+ * Stripe implementation of the PSP boundary (docs/design.md, "Payments"): hosted Checkout
  * Sessions, signed webhooks, active queries and refunds, through the official `stripe`
  * SDK (v23, API version pinned by the SDK).
  *
@@ -30,7 +30,7 @@ import {
 export const STRIPE_MIN_SESSION_LIFETIME_MS = 30 * 60_000;
 
 /** Stripe's upper bound for a Checkout Session's `expires_at`, measured from creation (24 h, in ms). */
-export const STRIPE_MAX_SESSION_LIFETIME_MS = 24 * 60 * 60_000;
+const STRIPE_MAX_SESSION_LIFETIME_MS = 24 * 60 * 60_000;
 
 /**
  * Slack added to Stripe's 30-minute minimum (ms), so clock skew between this machine and
@@ -44,10 +44,10 @@ export const STRIPE_SESSION_EXPIRY_SLACK_MS = 2 * 60_000;
  * 300 s). Older deliveries are rejected as replays. Note: Stripe's verifier treats 0 as
  * "do not check the timestamp at all", so this must stay positive.
  */
-export const STRIPE_WEBHOOK_TOLERANCE_SECONDS = 300;
+const STRIPE_WEBHOOK_TOLERANCE_SECONDS = 300;
 
 /** Per-request network timeout for the Stripe client this module builds (ms; the SDK's default is 80 s). */
-export const STRIPE_REQUEST_TIMEOUT_MS = 20_000;
+const STRIPE_REQUEST_TIMEOUT_MS = 20_000;
 
 /** Options for {@link StripeProvider}. */
 export interface StripeProviderOptions {
@@ -229,7 +229,7 @@ function snapshotFromSession(
  *
  * Amounts are minor units; currencies upper case. The event must already be verified.
  */
-export function mapStripeEvent(event: Stripe.Event): PaymentEvent {
+function mapStripeEvent(event: Stripe.Event): PaymentEvent {
   const base = { eventId: event.id, rawType: event.type, raw: event as unknown };
   const eventTime = fromUnixSeconds(event.created);
   switch (event.type) {

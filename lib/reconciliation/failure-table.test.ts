@@ -1,5 +1,5 @@
 /**
- * DESIGN.md's failure table, row by row, against the real Postgres and Redis and the
+ * docs/design.md's failure table, row by row, against the real Postgres and Redis and the
  * sandbox PSP's fault knobs; plus late payments, a double capture and a crash between
  * the PSP's capture and the order update. Each test ends with the invariant checker at zero.
  */

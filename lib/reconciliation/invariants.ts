@@ -1,5 +1,5 @@
 /**
- * The invariant checker (DESIGN.md I1–I6), read from the database, Redis and the PSP's
+ * The invariant checker (docs/design.md I1–I6), read from the database, Redis and the PSP's
  * own records. Returns counts of violations; zero everywhere is the goal the tests and
  * the simulator assert.
  *
@@ -53,7 +53,7 @@ export type ProviderLedgerEntry = LedgerEntry & { provider: string };
  * over the last week, from every configured provider.
  * @throws {PaymentProviderError} when a ledger cannot be listed.
  */
-export async function loadLedger(db: Db, opts: { eventId?: string; now?: Date } = {}): Promise<ProviderLedgerEntry[]> {
+async function loadLedger(db: Db, opts: { eventId?: string; now?: Date } = {}): Promise<ProviderLedgerEntry[]> {
   const out: ProviderLedgerEntry[] = [];
   for (const provider of ledgerProviders()) {
     const window = opts.eventId
@@ -184,7 +184,7 @@ async function pspSide(
  * looks a moment apart ({@link persistentRedisMismatches}).
  * @returns one entry per contradiction, e.g. "free:17" or "owner:17:h:hld_…".
  */
-export async function redisMismatchSet(db: Db, eventId: string): Promise<Set<string>> {
+async function redisMismatchSet(db: Db, eventId: string): Promise<Set<string>> {
   const found = new Set<string>();
   const k = inventoryKeys(eventId);
   if ((await redis().hget(k.meta, "ready")) === null) return found;

@@ -1,5 +1,5 @@
 /**
- * Ledger reconciliation (DESIGN.md "Durable jobs"; docs/adr/0010): money is real only
+ * Ledger reconciliation (docs/design.md "Durable jobs"; docs/adr/0010): money is real only
  * when the PSP's own records say so. One pass pulls the PSP's ledger for a window
  * (captures and refunds, PaymentProvider.listLedger) and matches it to the app's
  * payments, orders and tickets in both directions:
@@ -35,7 +35,7 @@ import { recordDiscrepancy } from "@/lib/audit/discrepancies";
 /** A global pass re-reads this much before the cursor (ms): PSP records can appear a little late. */
 export const LEDGER_OVERLAP_MS = 10 * 60_000;
 /** The first global pass (no cursor yet) looks back this far (ms). */
-export const LEDGER_FIRST_WINDOW_MS = 24 * 3_600_000;
+const LEDGER_FIRST_WINDOW_MS = 24 * 3_600_000;
 /** An event-scoped pass looks back at most this far (ms), never before the event was created. */
 export const LEDGER_EVENT_WINDOW_MS = 7 * 24 * 3_600_000;
 /**
@@ -43,7 +43,7 @@ export const LEDGER_EVENT_WINDOW_MS = 7 * 24 * 3_600_000;
  * the ledger listing just missed needs no extra query. Webhooks only report captures the
  * PSP has already made, so a few seconds suffice.
  */
-export const UNCONFIRMED_SETTLE_MS = 10_000;
+const UNCONFIRMED_SETTLE_MS = 10_000;
 
 /** What one ledger pass did, per provider (counts; `errors` one line each). */
 export interface LedgerReport {

@@ -37,7 +37,7 @@ export interface SweepReport {
  * captures a second. A lost webhook costs the fan at most this long (and the hold's expiry
  * asks the PSP again before releasing any seat).
  */
-export const PAYMENT_QUERY_AFTER_MS = 60_000;
+const PAYMENT_QUERY_AFTER_MS = 60_000;
 
 const rows = async <T>(db: Db, q: ReturnType<typeof sql>) => (await db.execute(q)) as unknown as T[];
 

@@ -179,7 +179,7 @@ export class SimClient {
 }
 
 /** Applies Set-Cookie headers to a jar (deletions included). */
-export function updateJar(jar: CookieJar, setCookie: string[] | undefined): void {
+function updateJar(jar: CookieJar, setCookie: string[] | undefined): void {
   for (const line of setCookie ?? []) {
     const [pair, ...attrs] = line.split(";");
     const eq = pair!.indexOf("=");

@@ -4,7 +4,7 @@
  * invariant checker runs; the run must then report the violation and exit 1. The same
  * function is used by `inject.test.ts`, which needs no simulation.
  *
- * Kinds (DESIGN.md invariants):
+ * Kinds (docs/design.md invariants):
  * - `ticket-without-payment` (I4): a valid ticket for an order that has no captured payment,
  *   written behind the app's back.
  * - `redis-mismatch` (I1 in Redis): a seat that is held or sold in Postgres marked free in

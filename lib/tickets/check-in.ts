@@ -1,5 +1,5 @@
 /**
- * Check-in at the door (issue 6, "Check-in"): a scanned ticket code is let in at most
+ * Check-in at the door: a scanned ticket code is let in at most
  * once. The code's signature is verified first (offline-capable, lib/tickets/codes),
  * then the database decides: the ticket exists, its code is the current one (a
  * re-issue replaces codes), it is for a show this organizer runs, it is not void, and

@@ -8,7 +8,7 @@
  * seat map draws every seat as a 3–4 unit dot, so the generator keeps every two
  * seats at least 2.5 units apart and every seat inside the canvas.
  *
- * Vocabulary (see DESIGN.md): venue · section · row · seat.
+ * Vocabulary (see docs/design.md): venue · section · row · seat.
  */
 
 /** How a section is sold: individual seats, or numbered general-admission (standing) units. */
@@ -80,11 +80,11 @@ export interface VenuePlan {
 }
 
 /** Default arena capacity (seats + general-admission units): exactly 20,000. */
-export const ARENA_DEFAULT_CAPACITY = 20_000;
+const ARENA_DEFAULT_CAPACITY = 20_000;
 /** Smallest capacity `arenaPlan` accepts (below this the bowls get implausibly sparse). */
 export const ARENA_MIN_CAPACITY = 5_000;
 /** Largest capacity `arenaPlan` accepts (above this seats would pack tighter than a dot allows). */
-export const ARENA_MAX_CAPACITY = 26_000;
+const ARENA_MAX_CAPACITY = 26_000;
 
 // ---------------------------------------------------------------------------------------
 // Arena geometry (all plan units)

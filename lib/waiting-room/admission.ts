@@ -1,7 +1,7 @@
 /**
  * The hold path's admission check and the cookie that carries the token. Once the
  * on-sale has passed, the queue is active and every hold needs a valid admission token
- * for this fan and event (DESIGN.md, "Admission token").
+ * for this fan and event (docs/design.md, "Admission token").
  */
 import type { Db } from "@/lib/db";
 import { fanQueueStatus, type FanQueueStatus } from "@/lib/waiting-room/queue";

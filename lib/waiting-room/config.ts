@@ -19,7 +19,7 @@ import { STATUS } from "@/lib/waiting-room/lua";
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0] | Db;
 
 /** Default admission window: minutes an admitted fan has to start a hold. */
-export const DEFAULT_ADMISSION_MINUTES = 10;
+const DEFAULT_ADMISSION_MINUTES = 10;
 
 /** Raised for an event that has no waiting room (unknown or unpublished): 404 `no_such_show`. */
 export class NoSuchQueueError extends AppError {

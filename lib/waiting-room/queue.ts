@@ -1,5 +1,5 @@
 /**
- * The waiting room (DESIGN.md, "Waiting room"): join, public status, the fan's own
+ * The waiting room (docs/design.md, "Waiting room"): join, public status, the fan's own
  * status and slots. All state is in Redis under the event's hash tag; the configuration
  * (./config.ts, its one owner) comes from Postgres and is re-synced when Redis has lost
  * it. Time is injected (`now`, ms) so admission can be tested without sleeping.
@@ -128,7 +128,7 @@ export async function publicQueueStatus(db: Db, eventId: string, now = Date.now(
  * How many holds of one turn may extend its slot (a hold keeps the fan "shopping" until
  * it ends): enough to change one's mind twice, not to park seats and a slot indefinitely.
  */
-export const MAX_HOLDS_PER_TURN = 3;
+const MAX_HOLDS_PER_TURN = 3;
 
 /**
  * Keeps the fan's slot busy until `untilMs` (a hold in progress). Never shortens it; only

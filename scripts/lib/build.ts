@@ -4,7 +4,7 @@ import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 
 /** The build folder: `NEXT_DIST_DIR` (tests use their own) or `.next`. */
-export const distDir = () => process.env.NEXT_DIST_DIR || ".next";
+const distDir = () => process.env.NEXT_DIST_DIR || ".next";
 
 const SOURCES = ["app", "components", "lib", "db", "inngest", "public", "next.config.ts", "package-lock.json", "postcss.config.mjs"];
 

@@ -14,7 +14,7 @@ import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 
 /** The secrets lib/env.ts requires outside local development. */
-export const SECRET_NAMES = ["BETTER_AUTH_SECRET", "TICKET_SIGNING_SECRET", "SANDBOX_PSP_WEBHOOK_SECRET"] as const;
+const SECRET_NAMES = ["BETTER_AUTH_SECRET", "TICKET_SIGNING_SECRET", "SANDBOX_PSP_WEBHOOK_SECRET"] as const;
 
 /** 32 random bytes, base64url (43 characters). */
 const randomSecret = () => randomBytes(32).toString("base64url");
@@ -22,7 +22,7 @@ const randomSecret = () => randomBytes(32).toString("base64url");
 const LOOPBACK = /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[?::1\]?)$/;
 
 /** True when the app is served from and bound to loopback addresses only: a local demo. */
-export function isLocalDemo(source: Record<string, string | undefined> = process.env): boolean {
+function isLocalDemo(source: Record<string, string | undefined> = process.env): boolean {
   let host: string;
   try {
     host = new URL(source.APP_URL || "http://localhost:3000").hostname;

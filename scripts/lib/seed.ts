@@ -15,7 +15,7 @@ import { arenaPlan, studioPlan } from "@/lib/venues/plan";
 import { createVenue, findVenueBySlug } from "@/lib/venues/store";
 
 /** Demo accounts (also listed in the README). */
-export const DEMO_ACCOUNTS = [
+const DEMO_ACCOUNTS = [
   { email: "organizer@stararena.test", password: "organizer-demo", name: "Olivia Organizer", role: "organizer" },
   { email: "fan1@stararena.test", password: "fan-demo-1", name: "Farah Fan", role: "fan" },
   { email: "fan2@stararena.test", password: "fan-demo-2", name: "Felix Fan", role: "fan" },

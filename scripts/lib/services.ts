@@ -19,7 +19,7 @@ function which(bin: string): boolean {
 }
 
 /** Resolves to null when Postgres answers at `url`'s server, else the error text. */
-export async function pingPostgres(url: string): Promise<string | null> {
+async function pingPostgres(url: string): Promise<string | null> {
   const client = postgres(maintenanceUrl(url), { max: 1, connect_timeout: 3, onnotice: () => {} });
   try {
     await client`select 1`;
@@ -32,7 +32,7 @@ export async function pingPostgres(url: string): Promise<string | null> {
 }
 
 /** Resolves to null when Redis answers PING at `url`, else the error text. */
-export async function pingRedis(url: string): Promise<string | null> {
+async function pingRedis(url: string): Promise<string | null> {
   const client = new IORedis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 2_000, retryStrategy: () => null });
   client.on("error", () => {});
   try {

@@ -1,6 +1,6 @@
 /**
  * The sandbox PSP's fault knobs: the ways it can misbehave on purpose so the app's
- * payment handling is exercised against the failure table in DESIGN.md (lost, late,
+ * payment handling is exercised against the failure table in docs/design.md (lost, late,
  * duplicated and reordered webhooks, declines, slow approvals, late captures, a failing
  * webhook endpoint).
  *

@@ -26,7 +26,7 @@ import {
 import * as psp from "./psp";
 
 /** Default signature tolerance: 5 minutes, in seconds. */
-export const SANDBOX_SIGNATURE_TOLERANCE_SECONDS = 300;
+const SANDBOX_SIGNATURE_TOLERANCE_SECONDS = 300;
 
 const checkoutResourceSchema = z.object({
   id: z.string().min(1),
@@ -47,7 +47,7 @@ const webhookPayloadSchema = z.object({
 const KNOWN_TYPES = new Set<PaymentEvent["type"]>(["payment.captured", "payment.declined", "checkout.expired", "payment.refunded"]);
 
 /** Maps the PSP's record to the app's {@link PaymentSnapshot}. */
-export function toPaymentSnapshot(c: psp.SandboxCheckout): PaymentSnapshot {
+function toPaymentSnapshot(c: psp.SandboxCheckout): PaymentSnapshot {
   return {
     checkoutSessionId: c.id,
     orderId: c.orderId,

@@ -48,9 +48,9 @@ import {
 /** The webhook signature header name. */
 export const SANDBOX_SIGNATURE_HEADER = "x-sandbox-signature";
 /** A delivery is given up after this many attempts (its last error says so). */
-export const MAX_WEBHOOK_ATTEMPTS = 20;
+const MAX_WEBHOOK_ATTEMPTS = 20;
 /** Cap of the retry backoff (ms). */
-export const MAX_WEBHOOK_BACKOFF_MS = 60_000;
+const MAX_WEBHOOK_BACKOFF_MS = 60_000;
 /** A claimed delivery is invisible to other dispatchers this long (ms), so a crash mid-delivery only delays it. */
 const CLAIM_LEASE_MS = 30_000;
 /** With the `reorder` knob, pending earlier events are pushed this far (ms) behind the newer one, per step. */
@@ -66,7 +66,7 @@ const DELIVERY_TIMEOUT_MS = 10_000;
 export const SANDBOX_WEBHOOK_SECRET = (): string => env().SANDBOX_PSP_WEBHOOK_SECRET;
 
 /** Where webhooks go by default: `${APP_URL}/api/payments/webhooks/sandbox`. */
-export function sandboxWebhookUrl(): string {
+function sandboxWebhookUrl(): string {
   return `${env().APP_URL.replace(/\/+$/, "")}/api/payments/webhooks/sandbox`;
 }
 
@@ -134,7 +134,7 @@ export interface SandboxWebhookPayload {
 }
 
 /** The webhook-body view of a checkout. */
-export function checkoutResource(c: SandboxCheckout): SandboxCheckoutResource {
+function checkoutResource(c: SandboxCheckout): SandboxCheckoutResource {
   return {
     id: c.id,
     object: "checkout",
@@ -640,7 +640,7 @@ export function webhookRetryDelayMs(attempt: number): number {
 export type SandboxWebhookDeliver = (url: string, body: string, headers: Record<string, string>) => Promise<{ status: number; body?: string }>;
 
 /** The default {@link SandboxWebhookDeliver}: `fetch` POST with a 10 s timeout, no redirects followed. */
-export const fetchDeliver: SandboxWebhookDeliver = async (url, body, headers) => {
+const fetchDeliver: SandboxWebhookDeliver = async (url, body, headers) => {
   const res = await fetch(url, { method: "POST", body, headers, redirect: "manual", signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS) });
   const text = await res.text().catch(() => "");
   return { status: res.status, body: text.slice(0, 500) };

@@ -12,5 +12,3 @@ export function sandboxEnabled(): boolean {
   return env().PAYMENT_PROVIDER === "sandbox";
 }
 
-/** The message pages and routes show when the sandbox PSP is switched off. */
-export const SANDBOX_DISABLED_MESSAGE = "The sandbox PSP is switched off here (PAYMENT_PROVIDER is not sandbox): there is nothing to pay on this page.";

@@ -1,0 +1,359 @@
+/**
+ * The simulated fans of an on-sale (the on-sale simulator's behaviour; `npm run onsale`
+ * parses the flags and runs it): each fan arrives, joins the waiting room (a pre-queue
+ * before the on-sale, then in arrival order), polls the cacheable public status through the
+ * simulated CDN like the queue page does, takes its turn (/queue/me → admission token),
+ * holds 1–4 seats (best available, or map picks concentrated on the best seats), and pays
+ * through the sandbox PSP with a mix of faults: abandon, decline, slow approval, webhooks
+ * duplicated / dropped / delayed past the hold's expiry, a capture after the hold expired
+ * whose webhook is lost, and capture webhooks forged with a wrong secret. Counters and the
+ * joins (for the fairness check) are kept for the report.
+ */
+import { randomBytes } from "node:crypto";
+import { SANDBOX_SIGNATURE_HEADER, signWebhookBody } from "@/lib/payments/sandbox/psp";
+import type { CookieJar, SimClient } from "@/lib/simulator/client";
+import type { TimedJoin } from "@/lib/simulator/report";
+import { estimatedPreQueuePosition, pollDelayMs, preQueueTurnNear } from "@/lib/waiting-room/draw";
+import type { FanQueueStatus, PublicQueueStatus } from "@/lib/waiting-room/queue";
+import { admissionCookieName } from "@/lib/waiting-room/token";
+
+/** The fault mix: share of holds (0–1) that meet each fate; the rest pay normally. */
+export interface FaultShares {
+  abandon: number;
+  decline: number;
+  slow: number;
+  duplicate: number;
+  drop: number;
+  lateWebhook: number;
+  lateCapture: number;
+  forged: number;
+}
+
+/** What the fans need to know about the run. */
+export interface SaleSetup {
+  client: SimClient;
+  eventId: string;
+  /** Epoch ms. */
+  onSaleAt: number;
+  /** The show's price levels, best first, and the seat ordinals of each. */
+  levels: { id: string }[];
+  ordinalsByLevel: number[][];
+  fanIds: string[];
+  /** Each fan's cookies: the signed session and its cache, then what the app sets. */
+  jars: CookieJar[];
+  /** The address each fan comes from (for the per-IP limits). */
+  ipOf: (i: number) => string;
+  faults: FaultShares;
+  /** Simulated CDN edges, and the base status poll interval (s). */
+  edges: number;
+  pollSeconds: number;
+}
+
+/** What the fans did, counted for the report. */
+export type SaleCounters = ReturnType<typeof newCounters>;
+
+const newCounters = () => ({ joined: 0, joinFailed: 0, admitted: 0, held: 0, seatsHeld: 0, holdRefused: 0, gaveUp: 0, checkouts: 0, approved: 0, declined: 0, abandoned: 0, ticketedSeen: 0, meCalls: 0, statusReads: 0, lateCaptures: 0, forgedSent: 0, forgedAccepted: 0 });
+
+/** The sale as the fans see it: start each fan's life, stop them all, read what they did. */
+export interface Sale {
+  /** One fan's life from `arriveAt` (epoch ms) until it buys, gives up, or the sale stops. Never throws for the app's answers. */
+  fanLife(i: number, arriveAt: number): Promise<void>;
+  /** Stops the sale: every fan's pause ends now, and no fan starts anything new. */
+  stop(): void;
+  readonly counters: SaleCounters;
+  readonly fates: Record<string, number>;
+  /** Pre-queue joins (when each answered) and later joins (sent, answered, position), for the fairness check. */
+  readonly preJoins: { fanId: string; doneAt: number }[];
+  readonly laterJoins: (TimedJoin & { fanId: string })[];
+}
+
+/** The simulated fans of one run. */
+export function createSale(setup: SaleSetup): Sale {
+  const { client, eventId, onSaleAt, levels, ordinalsByLevel, fanIds, jars, ipOf } = setup;
+  const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+  const rand = (a: number, b: number) => a + Math.random() * (b - a);
+  let stopped = false;
+  const counters = newCounters();
+  const fates: Record<string, number> = {};
+  const preJoins: { fanId: string; doneAt: number }[] = [];
+  const laterJoins: (TimedJoin & { fanId: string })[] = [];
+  // A fan's pause ends early when the sale stops. Each pause registers its own wake-up (and
+  // removes it when it ends): racing every pause against one shared "stopped" promise would
+  // pile up millions of reactions on it over a 100,000-fan run.
+  const sleepers = new Set<() => void>();
+  const pause = (ms: number) =>
+    stopped || ms <= 0
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          const wake = () => {
+            clearTimeout(timer);
+            sleepers.delete(wake);
+            resolve();
+          };
+          const timer = setTimeout(wake, ms);
+          sleepers.add(wake);
+        });
+  const stopResolve = () => {
+    for (const wake of [...sleepers]) wake();
+  };
+
+  type QueueStatus = Pick<FanQueueStatus, "state" | "position" | "servingCounter" | "draw" | "admittedUntil"> & { admissionToken?: string | null };
+  type Availability = { available: number; bits: string };
+
+  /** Share of paying fans who come back from the PSP's page (the rest close the tab after paying). */
+  const RETURN_SHARE = 0.8;
+
+  function pickFate(): string {
+    const f = setup.faults;
+    let x = Math.random();
+    for (const [k, share] of Object.entries(f)) {
+      if (x < share) return k;
+      x -= share;
+    }
+    return "normal";
+  }
+
+  function pickQuantity(): number {
+    const x = Math.random();
+    return x < 0.15 ? 1 : x < 0.6 ? 2 : x < 0.75 ? 3 : 4;
+  }
+
+  /** Weighted towards the best (first) levels among those with `qty` free seats; -1 when none. */
+  function pickLevel(freeByLevel: number[], qty: number): number {
+    const weights = freeByLevel.map((free, i) => (free >= qty ? 1 / (i + 1) : 0));
+    const total = weights.reduce((a, b) => a + b, 0);
+    if (total === 0) return -1;
+    let x = Math.random() * total;
+    for (let i = 0; i < weights.length; i++) {
+      if (x < weights[i]!) return i;
+      x -= weights[i]!;
+    }
+    return weights.length - 1;
+  }
+
+  // Decoded once per availability response: the simulated CDN hands every fan behind an edge
+  // the same body for a second, and counting 20,000 bits per fan would load the simulator.
+  const decoded = new WeakMap<Availability, { bytes: Buffer; freeByLevel: number[] }>();
+  function decodeFree(a: Availability): { bytes: Buffer; freeByLevel: number[] } {
+    const known = decoded.get(a);
+    if (known) return known;
+    const bytes = Buffer.from(a.bits, "base64");
+    const freeByLevel = ordinalsByLevel.map((ords) => ords.reduce((n, o) => n + ((bytes[o >> 3]! & (0x80 >> (o & 7))) !== 0 ? 1 : 0), 0));
+    decoded.set(a, { bytes, freeByLevel });
+    return { bytes, freeByLevel };
+  }
+
+  /** A map pick: `qty` free seats in one level, starting near the front (skewed to low ordinals = best sections). */
+  function mapPick(bytes: Buffer, level: number, qty: number): number[] | null {
+    const free = ordinalsByLevel[level]!.filter((o) => (bytes[o >> 3]! & (0x80 >> (o & 7))) !== 0);
+    if (free.length < qty) return null;
+    const start = Math.floor(Math.random() ** 2 * (free.length - qty + 1));
+    return free.slice(start, start + qty);
+  }
+
+  async function me(i: number, lane: "door" | "shop" = "shop"): Promise<QueueStatus | null> {
+    counters.meCalls++;
+    const r = await client.request<QueueStatus>(`/api/events/${eventId}/queue/me`, { jar: jars[i], instance: i, endpoint: "queue me", lane, headers: { "x-forwarded-for": ipOf(i) } });
+    return r.status === 200 ? r.body : null;
+  }
+
+  async function join(i: number): Promise<QueueStatus | null> {
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const sentAt = performance.now();
+      const r = await client.request<QueueStatus>(`/api/events/${eventId}/queue`, { method: "POST", jar: jars[i], instance: i, endpoint: "queue join", headers: { "x-forwarded-for": ipOf(i) } });
+      const doneAt = performance.now();
+      if (r.status === 200) {
+        counters.joined++;
+        if (r.body.state === "pre") preJoins.push({ fanId: fanIds[i]!, doneAt });
+        else laterJoins.push({ fanId: fanIds[i]!, sentAt, doneAt, position: r.body.position });
+        return r.body;
+      }
+      if (stopped) return null;
+      const retryAfter = Number(r.headers["retry-after"] ?? 0);
+      await pause(retryAfter > 0 ? retryAfter * 1000 : Math.min(8_000, 250 * 2 ** attempt) * rand(0.5, 1.5));
+    }
+    counters.joinFailed++;
+    return null;
+  }
+
+  /** A secret that is not the PSP's: what a forger signs with. */
+  const FORGER_SECRET = randomBytes(32).toString("hex");
+
+  async function pay(i: number, order: { orderId: string; holdExpiresAt: string; totalMinor: number; currency: string }): Promise<void> {
+    const fate = pickFate();
+    fates[fate] = (fates[fate] ?? 0) + 1;
+    if (fate === "abandon") {
+      counters.abandoned++;
+      return;
+    }
+    const headers = { "x-forwarded-for": ipOf(i) };
+    const checkout = async () => {
+      const r = await client.request<{ url: string }>(`/api/orders/${order.orderId}/checkout`, { method: "POST", jar: jars[i], instance: i, endpoint: "checkout", lane: "shop", headers });
+      if (r.status !== 200) return null;
+      counters.checkouts++;
+      return /sbx_cs_[0-9a-z]+/.exec(r.body.url)?.[0] ?? null;
+    };
+    const act = async (id: string, action: "approve" | "decline") => {
+      const r = await client.request<{ outcome: string }>(`/sandbox-psp/api/checkouts/${id}/${action}`, { method: "POST", instance: i, endpoint: `psp ${action}`, lane: "shop", timeoutMs: 120_000 });
+      if (r.body?.outcome === "captured") counters.approved++;
+      if (r.body?.outcome === "declined") counters.declined++;
+      return r.body?.outcome;
+    };
+    const setFaults = (id: string, knobs: Record<string, unknown>) =>
+      client.request(`/sandbox-psp/api/faults?checkout=${id}`, { method: "PUT", body: knobs, instance: i, endpoint: "psp faults", lane: "shop" });
+
+    await pause(rand(500, 3_000)); // the fan looks at the order page
+    let id = await checkout();
+    if (!id) return;
+    const untilExpiry = Date.parse(order.holdExpiresAt) - Date.now();
+    if (fate === "slow") await setFaults(id, { slowApprovalMs: Math.round(rand(2_000, 10_000)) });
+    if (fate === "duplicate") await setFaults(id, { duplicate: 2 });
+    if (fate === "drop") await setFaults(id, { drop: true });
+    if (fate === "lateWebhook") await setFaults(id, { webhookDelayMs: Math.max(1_000, untilExpiry + 15_000) });
+    if (fate === "lateCapture") {
+      // The PSP takes the money after the hold expired and the webhook is lost: only the
+      // PSP's ledger shows it (reconciliation must re-claim the seats or refund).
+      await setFaults(id, { captureAfterExpiry: true, drop: true });
+      await sleep(Math.max(0, untilExpiry) + rand(3_000, 8_000));
+      if (stopped) return;
+      if ((await act(id, "approve")) === "captured") counters.lateCaptures++;
+      return;
+    }
+    if (fate === "forged") {
+      // Someone posts a capture webhook for this checkout, signed with a secret that is not the PSP's.
+      const body = JSON.stringify({
+        id: `sbx_evt_forged${i}x${Date.now().toString(36)}`,
+        object: "event",
+        type: "payment.captured",
+        created: Math.floor(Date.now() / 1000),
+        data: { checkout: { id, object: "checkout", order_id: order.orderId, status: "captured", amount_minor: order.totalMinor, currency: order.currency, payment_id: `sbx_pay_forged${i}`, captured_at: new Date().toISOString() } },
+      });
+      counters.forgedSent++;
+      const r = await client.request(`/api/payments/webhooks/sandbox`, {
+        method: "POST",
+        rawBody: body,
+        instance: i,
+        endpoint: "forged webhook",
+        lane: "shop",
+        headers: { "content-type": "application/json", [SANDBOX_SIGNATURE_HEADER]: signWebhookBody(body, { secret: FORGER_SECRET }) },
+      });
+      if (r.status >= 200 && r.status < 300) counters.forgedAccepted++;
+      return; // and never pays: the hold expires
+    }
+    await sleep(rand(1_000, 4_000)); // typing the card number
+    if (fate === "decline") {
+      await act(id, "decline");
+      if (Math.random() < 0.5) return; // gives up: the hold expires and the seats go back on sale
+      await sleep(rand(1_000, 3_000));
+      id = await checkout(); // tries another card
+      if (!id) return;
+    }
+    await act(id, "approve");
+    // The PSP sends the fan back to the order page, which asks the PSP first (`?checkout=`,
+    // racing a late or lost webhook), then follows the order. Some fans close the tab
+    // instead, and so do all whose webhook comes after the hold's expiry (that fault is
+    // about the sweeps): their orders are settled by the webhook or the sweeps alone.
+    if (fate !== "lateWebhook" && Math.random() < RETURN_SHARE) {
+      for (let k = 0; k < 4; k++) {
+        const r = await client.request<{ status: string }>(`/api/orders/${order.orderId}${k === 0 ? `?checkout=${id}` : ""}`, { jar: jars[i], instance: i, endpoint: k === 0 ? "order return" : "order status", lane: "shop", headers });
+        if (r.body?.status === "ticketed") {
+          counters.ticketedSeen++;
+          return;
+        }
+        await sleep(2_000);
+      }
+    }
+  }
+
+  async function shop(i: number, token: string | null): Promise<void> {
+    let qty = pickQuantity();
+    let map = Math.random() < 0.5;
+    const edge = i % setup.edges;
+    const headers: Record<string, string> = { "x-forwarded-for": ipOf(i) };
+    if (token) headers.authorization = `Bearer ${token}`;
+    for (let attempt = 0; attempt < 8 && !stopped; attempt++) {
+      const av = await client.cachedGet<Availability>(`/api/events/${eventId}/availability`, edge, "availability");
+      if (av.status !== 200) {
+        await pause(1_000);
+        continue;
+      }
+      const { bytes, freeByLevel } = decodeFree(av.body);
+      const totalFree = freeByLevel.reduce((a, b) => a + b, 0);
+      if (totalFree === 0) {
+        await pause(rand(2_000, 4_000)); // "no seats right now": held seats may come back
+        continue;
+      }
+      qty = Math.min(qty, Math.max(...freeByLevel));
+      const level = pickLevel(freeByLevel, qty);
+      if (level < 0) continue;
+      const ordinals = map ? mapPick(bytes, level, qty) : null;
+      const body = ordinals ? { kind: "seats", ordinals } : { kind: "best", priceLevelId: levels[level]!.id, quantity: qty };
+      const r = await client.request<{ orderId: string; seats: unknown[]; holdExpiresAt: string; totalMinor: number; currency: string; error?: string; code?: string }>(`/api/events/${eventId}/holds`, {
+        method: "POST",
+        body,
+        jar: jars[i],
+        instance: i,
+        endpoint: "hold", lane: "shop",
+        headers,
+      });
+      if (r.status === 201) {
+        counters.held++;
+        counters.seatsHeld += r.body.seats.length;
+        return pay(i, r.body);
+      }
+      counters.holdRefused++;
+      if (r.status === 429) await pause(Number(r.headers["retry-after"] ?? 1) * 1000);
+      else if (r.status === 409) {
+        map = false; // someone was faster: let the server pick
+        if (r.body?.code === "not_together" || r.body?.code === "not_enough") qty = Math.max(1, qty - 1);
+        await pause(rand(300, 1_200));
+      } else if (r.status === 401 || r.status === 403) return;
+      else await pause(1_000);
+    }
+    counters.gaveUp++;
+    await client.request(`/api/events/${eventId}/queue/me`, { method: "DELETE", jar: jars[i], instance: i, endpoint: "queue leave", lane: "shop", headers: { "x-forwarded-for": ipOf(i) } });
+  }
+
+  async function fanLife(i: number, arriveAt: number): Promise<void> {
+    await pause(arriveAt - Date.now());
+    if (stopped) return;
+    let s = await join(i);
+    if (!s) return;
+    // A pre-queue fan waits for the on-sale, then learns from the public status (its draw against
+    // servingDraw) when to ask for its exact place — as the queue page does (lib/waiting-room/draw.ts).
+    if (s.state === "pre") await pause(onSaleAt - Date.now());
+    const edge = i % setup.edges;
+    let delay = setup.pollSeconds * 1000;
+    while (!stopped && s.state !== "admitted") {
+      if (s.state === "expired" || s.state === "none") return;
+      await pause(rand(0.75, 1.25) * delay);
+      if (stopped) return;
+      counters.statusReads++;
+      const pub = await client.cachedGet<PublicQueueStatus>(`/api/events/${eventId}/queue`, edge, "queue status", { "x-forwarded-for": `192.0.2.${edge + 1}` });
+      if (pub.status !== 200) continue;
+      if (!(s.state === "pre" ? preQueueTurnNear(s.draw, pub.body) : pub.body.servingCounter >= s.position)) {
+        // Poll like the queue page: less often while the turn is far away (lib/waiting-room/draw.ts).
+        const mine = s.state === "pre" && s.draw !== null ? estimatedPreQueuePosition(s.draw, pub.body.preQueueSize) : s.position;
+        delay = pollDelayMs(mine - pub.body.servingCounter - 1, pub.body.paused ? 0 : pub.body.ratePerMinute, setup.pollSeconds * 1000);
+        continue;
+      }
+      s = (await me(i)) ?? s; // the turn is near: on the shop's connections, not behind the door's backlog of joins
+    }
+    if (stopped) return;
+    counters.admitted++;
+    await shop(i, s.admissionToken ?? jars[i]!.get(admissionCookieName(eventId)) ?? null);
+  }
+
+
+  return {
+    fanLife,
+    stop: () => {
+      stopped = true;
+      stopResolve();
+    },
+    counters,
+    fates,
+    preJoins,
+    laterJoins,
+  };
+}

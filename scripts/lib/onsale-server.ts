@@ -1,0 +1,106 @@
+/**
+ * The on-sale simulator's own StarArena (when no --url is given): a fresh database
+ * `stararena_onsale` and Redis prefix `onsale:`, the production build, several `next start`
+ * instances as behind a load balancer, and the local worker. Stops them all on exit.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { deleteKeys } from "@/lib/redis-keys";
+import { dropDatabase, ensureDatabase, runMigrations } from "@/lib/migrations";
+import { buildIfNeeded, buildIsStale, clearRenderedPages } from "./build";
+
+/** What the server needs from the run's flags. */
+export interface OnsaleServerOptions {
+  baseUrls: string[];
+  port: number;
+  build: "auto" | "always" | "never";
+  /** How often the run's worker reconciles, the PSP ledger included (ms). */
+  reconcileEveryMs: number;
+  log: (line: string) => void;
+}
+
+const children: ChildProcess[] = [];
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+const signalChildren = (signal: NodeJS.Signals) => {
+  for (const c of children) {
+    try {
+      if (c.pid && c.exitCode === null && c.signalCode === null) process.kill(-c.pid, signal);
+    } catch {
+      // already gone
+    }
+  }
+};
+/** Stops the app instances and the worker: SIGINT (next-server ignores SIGTERM while it has work), SIGKILL after 5 s. */
+const stopChildren = async () => {
+  signalChildren("SIGINT");
+  for (let i = 0; i < 50 && children.some((c) => c.exitCode === null && c.signalCode === null); i++) await new Promise((r) => setTimeout(r, 100));
+  signalChildren("SIGKILL");
+};
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    void stopChildren().then(() => process.exit(130));
+  });
+}
+
+
+/** Stops the app instances and the worker (exported for the run's clean-up). */
+export { stopChildren };
+
+/**
+ * Prepares the database and the build, starts the instances and the worker, and waits until every instance is healthy.
+ * @throws when the build fails or an instance does not become healthy within a minute.
+ */
+export async function prepareOwnServer(opts: OnsaleServerOptions): Promise<void> {
+  const { baseUrls, log } = opts;
+  const baseUrl = baseUrls[0]!;
+  const databaseUrl = process.env.DATABASE_URL!;
+  log(`preparing database stararena_onsale and Redis prefix onsale: …`);
+  await dropDatabase(databaseUrl);
+  await deleteKeys(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "onsale:*");
+  await ensureDatabase(databaseUrl);
+  await runMigrations(databaseUrl);
+  // Which production build serves the simulation: a caller's NEXT_DIST_DIR (npm test runs the
+  // small variant on its `.next-test`); else the app's own `.next` (made by `npm start`) when it
+  // is up to date — the simulator opens API routes only, so pages rendered from the demo
+  // database are never served; else a build into `.next-onsale`.
+  const preset = process.env.NEXT_DIST_DIR;
+  process.env.NEXT_DIST_DIR = preset || ".next";
+  if (!preset && (opts.build === "always" || buildIsStale())) process.env.NEXT_DIST_DIR = ".next-onsale";
+  if (process.env.NEXT_DIST_DIR === ".next") log("  using the up-to-date production build in .next");
+  else {
+    if (opts.build !== "never") buildIfNeeded(log, opts.build === "always");
+    clearRenderedPages();
+    log(`  serving the production build in ${process.env.NEXT_DIST_DIR}`);
+  }
+  // Postgres allows 100 connections here: the app instances share 78 (2 × 39), the worker
+  // 5, the simulator 4, leaving room for a running `npm start`. Under load a transaction holds
+  // its connection across several event-loop turns, so the pool bounds the shop's throughput.
+  const poolPerInstance = String(Math.max(4, Math.floor(78 / baseUrls.length)));
+  const childEnv = { ...process.env, NODE_ENV: "production", PAYMENT_PROVIDER: "sandbox", DATABASE_POOL_MAX: poolPerInstance } as NodeJS.ProcessEnv;
+  // Several instances of the app, as behind a load balancer; each sends its sandbox PSP's webhooks to itself.
+  for (const [k, url] of baseUrls.entries()) {
+    const port = String(opts.port + k);
+    // ONSALE_APP_NODE_ARGS: node flags for the app instances only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile them.
+    // A larger young generation (64 MB semi-spaces, as one would deploy a busy Node server) halves scavenges.
+    const nodeArgs = ["--max-semi-space-size=64", ...(process.env.ONSALE_APP_NODE_ARGS ?? "").split(" ").filter(Boolean)];
+    const app = spawn(process.execPath, [...nodeArgs, "node_modules/next/dist/bin/next", "start", "-p", port, "-H", "127.0.0.1"], {
+      stdio: ["ignore", "ignore", "inherit"],
+      env: { ...childEnv, PORT: port, APP_URL: url },
+      detached: true,
+    });
+    children.push(app);
+  }
+  const worker = spawn("npx", ["tsx", "scripts/worker.ts"], {
+    stdio: ["ignore", "ignore", "inherit"],
+    env: { ...childEnv, APP_URL: baseUrl, WORKER_INTERVAL_MS: "2000", RECONCILE_EVERY_MS: String(opts.reconcileEveryMs), DATABASE_POOL_MAX: "5" },
+    detached: true,
+  });
+  children.push(worker);
+  for (let i = 0; i < 120; i++) {
+    const up = await Promise.all(baseUrls.map((u) => fetch(`${u}/api/health`).then((r) => r.ok, () => false)));
+    if (up.every(Boolean)) return log(`${baseUrls.length} app instance${baseUrls.length === 1 ? "" : "s"} up at ${baseUrls.join(", ")} (+ local worker, sweeps every 2 s)`);
+    await sleep(500);
+  }
+  throw new Error(`the server at ${baseUrl} did not become healthy`);
+}
+
