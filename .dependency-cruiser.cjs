@@ -20,7 +20,7 @@ const LAYERS = [
   ["lib/events"],
   ["lib/inventory", "lib/waiting-room", "lib/venues"],
   ["lib/audit", "lib/outbox", "lib/metrics", "lib/auth", "lib/health"],
-  ["lib/db", "lib/redis", "lib/redis-tcp", "lib/redis-keys", "lib/env", "lib/errors", "lib/ids", "lib/format", "lib/time-zone", "db"],
+  ["lib/db", "lib/redis", "lib/redis-tcp", "lib/redis-keys", "lib/env", "lib/errors", "lib/client-ip", "lib/redirects", "lib/dependency-state", "lib/ids", "lib/format", "lib/time-zone", "db"],
 ];
 
 /** A path regex for a set of folders or single-file modules (`lib/db` is `lib/db.ts` or `lib/db/…`). */

@@ -2,12 +2,14 @@
 /**
  * Buying on the event page: best available N in a price level, or seats picked on the
  * map; then a hold and a move to the order page. Errors come back in words a fan
- * understands (seat just taken, over the per-fan limit, not on sale yet…).
+ * understands (seat just taken, over the per-fan limit, not on sale yet…); trouble on our
+ * side (an outage) keeps the fan's turn and retries with back-off (components/trouble.ts).
  */
 import { useRouter } from "next/navigation";
 import { useEffect, useState, useTransition } from "react";
 import { holdSeatsAction } from "@/app/events/[slug]/actions";
 import { SeatMap, type MapSeat } from "@/components/seat-map";
+import { isTrouble, isTroubleCode, troubleDelayMs, troubleMessage } from "@/components/trouble";
 import { formatMoney } from "@/lib/format";
 
 interface Level {
@@ -45,8 +47,13 @@ export function BuyPanel(props: { eventId: string; slug: string; levels: Level[]
   useEffect(() => {
     let cancelled = false;
     (async () => {
-      const res = await fetch(`/api/events/${props.eventId}/queue/me`);
-      if (cancelled) return;
+      let res: Response | null = null;
+      for (let trouble = 0; !cancelled; trouble++) {
+        res = await fetch(`/api/events/${props.eventId}/queue/me`).catch(() => null);
+        if (res && !isTrouble(res.status)) break;
+        await new Promise((r) => setTimeout(r, troubleDelayMs(trouble, Number(res?.headers.get("Retry-After") ?? 0))));
+      }
+      if (cancelled || !res) return;
       if (res.status === 401) return setTurn({ state: "signed-out" });
       const me = res.ok ? ((await res.json()) as { state: string; admittedUntil: number | null }) : null;
       setTurn(me?.state === "admitted" ? { state: "admitted", until: me.admittedUntil ?? undefined } : { state: "waiting" });
@@ -61,7 +68,17 @@ export function BuyPanel(props: { eventId: string; slug: string; levels: Level[]
     setError(null);
     setPendingOrderId(null);
     startTransition(async () => {
-      const result = await holdSeatsAction(props.eventId, request, nonce);
+      // Trouble on our side (an outage, no answer): keep the turn and the same idempotency key, so
+      // a hold that did land comes back as the same order, and retry with back-off.
+      let result: Awaited<ReturnType<typeof holdSeatsAction>> | null = null;
+      for (let trouble = 0; trouble < 6; trouble++) {
+        result = await holdSeatsAction(props.eventId, request, nonce).catch(() => null);
+        if (result && (result.ok || !isTroubleCode(result.code))) break;
+        const wait = troubleDelayMs(trouble, result && !result.ok ? result.retryAfter : 0);
+        setError(troubleMessage(wait, "turn"));
+        await new Promise((r) => setTimeout(r, wait));
+      }
+      if (!result) return setError("We could not reach StarArena. Check your connection and try again: your turn is kept.");
       if (result.ok) return router.push(`/orders/${result.orderId}`);
       setNonce(crypto.randomUUID());
       if (result.code === "sign_in_required") return router.push(`/sign-in?next=${encodeURIComponent(`/events/${props.slug}`)}`);

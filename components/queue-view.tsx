@@ -6,10 +6,12 @@
  * admission token) only when its turn has come. A pre-queue fan's place is drawn at the
  * on-sale: until its turn is near it shows an estimate from its draw (preQueueTurnNear),
  * so the on-sale does not send every pre-queue fan to the origin in the same second.
- * Backs off on 429 using Retry-After.
+ * Backs off on 429 using Retry-After; on trouble (503, no answer) it says the place is kept
+ * and retries with exponential back-off (components/trouble.ts).
  */
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useRef, useState } from "react";
+import { isTrouble, troubleDelayMs, troubleMessage } from "@/components/trouble";
 import { formatCount } from "@/lib/format";
 import { estimatedPreQueuePosition, pollDelayMs, preQueueTurnNear } from "@/lib/waiting-room/draw";
 import type { FanQueueStatus, PublicQueueStatus } from "@/lib/waiting-room/queue";
@@ -18,8 +20,14 @@ type Fan = FanQueueStatus & { admissionToken: string | null };
 const jitter = (ms: number) => ms * (0.75 + Math.random() * 0.5);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** One request; a network failure comes back as status 0 (never throws). */
 async function call<T>(url: string, init?: RequestInit): Promise<{ ok: true; data: T } | { ok: false; status: number; error: string; retryAfter: number }> {
-  const res = await fetch(url, init);
+  let res: Response;
+  try {
+    res = await fetch(url, init);
+  } catch {
+    return { ok: false, status: 0, error: "No answer from StarArena.", retryAfter: 0 };
+  }
   if (res.ok) return { ok: true, data: (await res.json()) as T };
   const body = (await res.json().catch(() => ({}))) as { error?: string };
   return { ok: false, status: res.status, error: body.error ?? `Error ${res.status}`, retryAfter: Number(res.headers.get("Retry-After") ?? 0) };
@@ -42,9 +50,18 @@ export function QueueView(props: { eventId: string; slug: string; name: string; 
 
   const join = useCallback(
     async (rejoin = false) => {
-      for (;;) {
+      for (let trouble = 0; !stopped.current; ) {
         const r = await call<Fan>(`${base}${rejoin ? "?rejoin=1" : ""}`, { method: "POST" });
-        if (r.ok) return setFan(r.data);
+        if (r.ok) {
+          setNotice(null);
+          return setFan(r.data);
+        }
+        if (isTrouble(r.status)) {
+          const wait = troubleDelayMs(trouble++, r.retryAfter);
+          setNotice(troubleMessage(wait));
+          await sleep(wait);
+          continue;
+        }
         if (r.status !== 429) return setNotice(r.error);
         setNotice(`Lots of fans are joining — retrying in ${r.retryAfter} s. Keep this page open.`);
         await sleep(jitter(r.retryAfter * 1000));
@@ -73,6 +90,7 @@ export function QueueView(props: { eventId: string; slug: string; name: string; 
     }
     if (fan.state === "expired" || fan.state === "none") return;
     let cancelled = false;
+    let trouble = 0;
     (async () => {
       while (!cancelled && !stopped.current) {
         if (fan.state === "pre" && Date.now() < fan.onSaleAt) {
@@ -82,6 +100,7 @@ export function QueueView(props: { eventId: string; slug: string; name: string; 
         const r = await call<PublicQueueStatus>(base);
         if (cancelled) return;
         if (r.ok) {
+          trouble = 0;
           setPub(r.data);
           setNotice(null);
           if (fan.state === "pre" ? preQueueTurnNear(fan.draw, r.data) : r.data.servingCounter >= fan.position) {
@@ -90,6 +109,10 @@ export function QueueView(props: { eventId: string; slug: string; name: string; 
           }
           const mine = fan.state === "pre" && fan.draw !== null ? estimatedPreQueuePosition(fan.draw, r.data.preQueueSize) : fan.position;
           await sleep(jitter(pollDelayMs(mine - r.data.servingCounter - 1, r.data.paused ? 0 : r.data.ratePerMinute)));
+        } else if (isTrouble(r.status)) {
+          const wait = troubleDelayMs(trouble++, r.retryAfter);
+          setNotice(troubleMessage(wait));
+          await sleep(wait);
         } else {
           if (r.status === 429) setNotice(`Busy — checking again in ${r.retryAfter} s. You keep your place.`);
           await sleep(jitter(Math.max(3, r.retryAfter) * 1000));

@@ -496,6 +496,22 @@ export const pspLedgerCursors = pgTable("psp_ledger_cursors", {
   updatedAt: updatedAt(),
 });
 
+// ─── Worker lease ────────────────────────────────────────────────────────────
+
+/**
+ * Which worker process does the background work (lib/jobs/lease.ts): one row per job
+ * family (`local-worker`), held by `holder` (host:pid:random) until `expires_at` and renewed
+ * every few seconds. A second worker for the same database finds the lease held and stands
+ * by, saying so, until the first stops renewing. A row, not a session advisory lock, so it
+ * works through a transaction-mode connection pooler (PgBouncer).
+ */
+export const workerLeases = pgTable("worker_leases", {
+  name: text("name").primaryKey(),
+  holder: text("holder").notNull(),
+  acquiredAt: ts("acquired_at").notNull(),
+  expiresAt: ts("expires_at").notNull(),
+});
+
 // ─── Organizer audit log ─────────────────────────────────────────────────────
 
 /**

@@ -2,29 +2,141 @@
  * The one pooled Postgres client (postgres.js) and its drizzle wrapper.
  *
  * Cached on `globalThis` so Next's hot reload does not open a new pool per edit.
- * Pool size comes from DATABASE_POOL_MAX (default 10 per process).
+ * Pool size comes from DATABASE_POOL_MAX (default 10 per process); a new connection waits
+ * at most DATABASE_CONNECT_TIMEOUT_SECONDS (2).
+ *
+ * Every query and transaction is bounded in time ({@link bounded}): postgres.js can leave a
+ * query waiting forever on a connection whose peer vanished (seen when a connection is reset
+ * while idle: the next query on it never settles). A query past its deadline — 1.5 s while
+ * Postgres is known to be in trouble (lib/dependency-state.ts), DATABASE_QUERY_TIMEOUT_MS
+ * otherwise — fails with `QUERY_TIMEOUT` (→ 503, lib/errors.ts), and the pool it ran on is
+ * replaced on the next use, so a stuck connection never keeps a pool slot.
  */
 import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
 import postgres, { type Sql } from "postgres";
 import * as schema from "@/db/schema";
+import { noteDependencyFailure, troubledDependency } from "@/lib/dependency-state";
 import { env } from "@/lib/env";
 
 export type Db = PostgresJsDatabase<typeof schema>;
 
-type Cache = { sql: Sql; db: Db; url: string };
+type Cache = { sql: Sql; db: Db; url: string; stuck: boolean };
 const globalForDb = globalThis as unknown as { __stararenaDb?: Cache };
 
+/** A query's deadline while Postgres is known to be in trouble (ms). */
+export const TROUBLED_QUERY_TIMEOUT_MS = 1_500;
+
+/** The error a query past its deadline fails with (its `code` is counted as an outage: lib/errors.ts). */
+function timedOut(ms: number): Error {
+  return Object.assign(new Error(`Postgres did not answer within ${ms} ms`), { code: "QUERY_TIMEOUT" });
+}
+
+function deadlineMs(): number {
+  return troubledDependency() === "postgres" ? TROUBLED_QUERY_TIMEOUT_MS : env().DATABASE_QUERY_TIMEOUT_MS;
+}
+
+type Thenable = PromiseLike<unknown> & Record<string | symbol, unknown>;
+
+/**
+ * `query` (a postgres.js PendingQuery, which runs when awaited) with a deadline: awaiting it
+ * races the query against a timer; its chained forms (`.values()`, `.raw()`…) are bounded too.
+ */
+function boundQuery<Q extends Thenable>(query: Q, cache: Cache): Q {
+  return new Proxy(query, {
+    get(target, prop, receiver) {
+      if (prop === "then") {
+        return (onFulfilled?: (v: unknown) => unknown, onRejected?: (e: unknown) => unknown) => {
+          const ms = deadlineMs();
+          let timer: NodeJS.Timeout | undefined;
+          const deadline = new Promise((_, reject) => {
+            timer = setTimeout(() => {
+              cache.stuck = true;
+              noteDependencyFailure("postgres");
+              reject(timedOut(ms));
+            }, ms);
+          });
+          return Promise.race([Promise.resolve(target), deadline]).finally(() => clearTimeout(timer)).then(onFulfilled, onRejected);
+        };
+      }
+      const value = Reflect.get(target, prop, receiver);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        const out = (value as (...a: unknown[]) => unknown).apply(target, args);
+        return out && typeof (out as Thenable).then === "function" && out !== target ? boundQuery(out as Thenable, cache) : out === target ? receiver : out;
+      };
+    },
+  });
+}
+
+/**
+ * The client with every query bounded: tagged-template calls, `unsafe`, and the queries of a
+ * transaction; `begin` itself is bounded while it waits for a connection (a transaction whose
+ * body had not started when the deadline passed never starts).
+ */
+function bounded(client: Sql, cache: Cache): Sql {
+  return new Proxy(client, {
+    apply(target, self, args) {
+      const out = Reflect.apply(target, self, args) as Thenable;
+      // sql`…` is a query; sql(values) / sql(identifier) are fragments used inside one, left as they are.
+      return out && typeof out.then === "function" ? boundQuery(out, cache) : out;
+    },
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (prop === "unsafe") return (...args: unknown[]) => boundQuery((value as (...a: unknown[]) => Thenable).apply(target, args), cache);
+      if (prop === "begin") {
+        return (...args: unknown[]) => {
+          const body = args.pop() as (tx: Sql) => unknown;
+          let started = false;
+          let gaveUp = false;
+          const ms = deadlineMs();
+          let timer: NodeJS.Timeout | undefined;
+          const deadline = new Promise((_, reject) => {
+            timer = setTimeout(() => {
+              if (started) return;
+              gaveUp = true;
+              cache.stuck = true;
+              noteDependencyFailure("postgres");
+              reject(timedOut(ms));
+            }, ms);
+          });
+          const run = (value as (...a: unknown[]) => Promise<unknown>).apply(target, [
+            ...args,
+            (tx: Sql) => {
+              if (gaveUp) throw timedOut(ms);
+              started = true;
+              clearTimeout(timer);
+              return body(bounded(tx, cache));
+            },
+          ]);
+          return Promise.race([run, deadline]).finally(() => clearTimeout(timer));
+        };
+      }
+      return value;
+    },
+  });
+}
+
 function connect(): Cache {
-  const { DATABASE_URL, DATABASE_POOL_MAX } = env();
+  const { DATABASE_URL, DATABASE_POOL_MAX, DATABASE_CONNECT_TIMEOUT_SECONDS } = env();
   const cached = globalForDb.__stararenaDb;
-  if (cached && cached.url === DATABASE_URL) return cached;
-  const client = postgres(DATABASE_URL, {
+  if (cached && cached.url === DATABASE_URL && !cached.stuck) return cached;
+  // A pool with a stuck connection is replaced; its queries in flight get 5 s to finish.
+  if (cached?.stuck) void cached.sql.end({ timeout: 5 }).catch(() => {});
+  const raw = postgres(DATABASE_URL, {
     max: DATABASE_POOL_MAX,
     idle_timeout: 30,
-    connect_timeout: 10,
+    // A dead Postgres fails a request within this bound (→ 503 postgres_unavailable, lib/errors.ts);
+    // the pool reconnects by itself on the next query once it is back.
+    connect_timeout: DATABASE_CONNECT_TIMEOUT_SECONDS,
+    // postgres.js waits before reconnecting after a failure: by default 3^n / 100 s, up to 20 s,
+    // counted across the pool, so after a long outage the app stayed down for up to 20 s after
+    // Postgres came back. Capped at 1 s here: recovery follows the database within a second.
+    backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
     onnotice: () => {},
   });
-  const created: Cache = { sql: client, db: drizzle(client, { schema }), url: DATABASE_URL };
+  const created = { url: DATABASE_URL, stuck: false } as Cache;
+  created.sql = bounded(raw, created);
+  created.db = drizzle(created.sql, { schema });
   globalForDb.__stararenaDb = created;
   return created;
 }

@@ -44,6 +44,14 @@ const schema = z
       .url({ protocol: /^postgres(ql)?$/, error: "must be a postgres:// URL, e.g. postgres://postgres@127.0.0.1:5432/stararena" })
       .default("postgres://postgres@127.0.0.1:5432/stararena"),
     DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+    /** Longest any one Postgres query or transaction start may wait, in ms (lib/db.ts); 1.5 s while Postgres is known to be down. */
+    DATABASE_QUERY_TIMEOUT_MS: z.coerce.number().int().min(500).max(600_000).default(30_000),
+    /** Longest wait for a new Postgres connection, in seconds: past it a request answers 503 (lib/db.ts). */
+    DATABASE_CONNECT_TIMEOUT_SECONDS: z.coerce.number().min(0.5).max(60).default(2),
+    /** Longest any request may take before the server answers 503 itself, in ms (scripts/serve.ts); 2 s while a dependency is down. */
+    REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000),
+    /** Longest wait for one Redis reply, in ms: past it a request answers 503 (lib/redis-tcp.ts). */
+    REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
     REDIS_URL: z
       .url({ protocol: /^rediss?$/, error: "must be a redis:// URL, e.g. redis://127.0.0.1:6379" })
       .default("redis://127.0.0.1:6379"),
@@ -54,6 +62,30 @@ const schema = z
       .regex(/^[A-Za-z0-9:_-]*$/, "may only contain letters, digits, ':', '_' and '-'")
       .default("sa:"),
     APP_URL: z.url({ error: "must be the public base URL of the app, e.g. http://localhost:3000" }).default("http://localhost:3000"),
+    /**
+     * Further origins the app is served from, comma-separated (`https://tickets.example,https://www.example`):
+     * same-origin writes (lib/http/origin.ts) and the auth library accept them besides APP_URL's.
+     */
+    APP_ORIGINS: z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        const list: string[] = [];
+        for (const raw of (v ?? "").split(",").map((x) => x.trim()).filter(Boolean)) {
+          const url = URL.canParse(raw) ? new URL(raw) : null;
+          if (!url || !/^https?:$/.test(url.protocol) || url.origin !== raw.replace(/\/$/, "").toLowerCase()) {
+            ctx.addIssue({ code: "custom", message: `must list origins such as https://tickets.example (scheme, host and port only), not ${JSON.stringify(raw.slice(0, 80))}` });
+            return z.NEVER;
+          }
+          list.push(url.origin);
+        }
+        return list;
+      }),
+    /**
+     * How many proxies in front of the app append to X-Forwarded-For (a CDN, a load balancer…).
+     * 0 (default): the client is the TCP peer and X-Forwarded-For is ignored (lib/client-ip.ts).
+     */
+    TRUSTED_PROXY_HOPS: z.coerce.number().int("must be a whole number").min(0).max(10).default(0),
     PORT: z.coerce.number().int().min(1).max(65535).default(3000),
     /** The address `npm start` binds to (default: 127.0.0.1 for a loopback APP_URL, else 0.0.0.0). */
     HOST: z.string().regex(/^[0-9A-Za-z.:[\]-]+$/, "must be a host name or an IP address, e.g. 127.0.0.1 or 0.0.0.0").optional(),
@@ -130,13 +162,15 @@ export type Env = z.output<typeof schema>;
 /**
  * The origins the app is served from: APP_URL's, and for a loopback APP_URL the same port
  * under the other loopback names (`npm start` prints http://127.0.0.1:3000 while APP_URL
- * says localhost; both are this machine). Used for the auth library's origin check.
+ * says localhost; both are this machine), plus APP_ORIGINS. Used by the same-origin rule
+ * (lib/http/origin.ts) and the auth library's origin check.
  */
-export function appOrigins(e: Pick<Env, "APP_URL">): string[] {
+export function appOrigins(e: Pick<Env, "APP_URL"> & Partial<Pick<Env, "APP_ORIGINS">>): string[] {
   const url = new URL(e.APP_URL);
-  if (!isLoopbackHost(url.hostname)) return [url.origin];
+  const extra = e.APP_ORIGINS ?? [];
+  if (!isLoopbackHost(url.hostname)) return [...new Set([url.origin, ...extra])];
   const port = url.port ? `:${url.port}` : "";
-  return [...new Set([url.origin, ...["localhost", "127.0.0.1", "[::1]"].map((h) => `${url.protocol}//${h}${port}`)])];
+  return [...new Set([url.origin, ...["localhost", "127.0.0.1", "[::1]"].map((h) => `${url.protocol}//${h}${port}`), ...extra])];
 }
 
 /** Raised when a variable is missing or malformed; the message names every bad variable. */

@@ -16,6 +16,7 @@
  * mapping to responses).
  */
 import { z } from "zod";
+import { noteDependencyFailure } from "@/lib/dependency-state";
 
 /** What kind of refusal, which fixes the HTTP status. */
 export type ErrorKind =
@@ -25,6 +26,7 @@ export type ErrorKind =
   | "not_found"
   | "conflict"
   | "payload_too_large"
+  | "unsupported_media_type"
   | "unprocessable"
   | "rate_limited"
   | "internal"
@@ -39,6 +41,7 @@ const STATUS_OF: Readonly<Record<ErrorKind, number>> = Object.freeze({
   not_found: 404,
   conflict: 409,
   payload_too_large: 413,
+  unsupported_media_type: 415,
   unprocessable: 422,
   rate_limited: 429,
   internal: 500,
@@ -59,8 +62,24 @@ export interface AppErrorOptions {
   cause?: unknown;
 }
 
-/** A refusal with a kind (→ status), a stable code and a message for a person. */
+/** Marks AppErrors across module copies (see {@link AppError}'s `Symbol.hasInstance`). */
+const APP_ERROR = Symbol.for("stararena.AppError");
+
+/**
+ * A refusal with a kind (→ status), a stable code and a message for a person.
+ *
+ * `x instanceof AppError` is true for an AppError made by any copy of this module: Next
+ * bundles lib/ once per entry (routes, pages, instrumentation) while process-wide clients
+ * (the Redis requester, cached on `globalThis`) are created by whichever copy came first, so
+ * their errors' prototypes may belong to another copy. Subclasses keep ordinary `instanceof`.
+ */
 export class AppError extends Error {
+  static [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== AppError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[APP_ERROR] === true;
+  }
+
+  readonly [APP_ERROR] = true;
   readonly field?: string;
   readonly retryAfter?: number;
   readonly details?: Record<string, unknown>;
@@ -86,11 +105,13 @@ export class AppError extends Error {
   }
 }
 
-/** The answer's body for an error: `{ error, code, field?, requestId?, ...details }`. */
+/** The answer's body for an error: `{ error, code, field?, retryAfter?, requestId?, ...details }`. */
 export interface ErrorBody {
   error: string;
   code: string;
   field?: string;
+  /** Seconds to wait before trying again (also the `Retry-After` header). */
+  retryAfter?: number;
   requestId?: string;
   [detail: string]: unknown;
 }
@@ -100,13 +121,86 @@ export type ActionFailure = { ok: false } & ErrorBody;
 
 const INTERNAL_MESSAGE = "Something went wrong on our side. Please try again in a moment.";
 
-/** Any thrown value as an AppError: zod validation → 400 `invalid_input`; the rest → null (unknown). */
+/** Seconds a client is asked to wait after a dependency outage (`Retry-After`). */
+export const OUTAGE_RETRY_AFTER_SECONDS = 3;
+
+/** Connection-level failures of postgres.js (its own codes, and lib/db.ts's QUERY_TIMEOUT) and of Node's sockets. */
+const CONNECTION_CODES = new Set([
+  "CONNECT_TIMEOUT",
+  "QUERY_TIMEOUT",
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+]);
+
+/**
+ * SQLSTATEs that mean "the database cannot serve right now", not "this query is wrong":
+ * class 08 (connection exception), 57P01–57P03 (shutting down, crashed, not yet accepting
+ * connections), 53300 (too many connections), 57014 (cancelled by `statement_timeout`).
+ * Source: PostgreSQL 15 manual, Appendix A "PostgreSQL Error Codes".
+ */
+function isOutageSqlState(code: string): boolean {
+  return code.startsWith("08") || code === "57P01" || code === "57P02" || code === "57P03" || code === "53300" || code === "57014";
+}
+
+/**
+ * Which dependency a thrown value says is down, walking its `cause` chain (drizzle wraps
+ * postgres.js errors in a `DrizzleQueryError`): "redis" for lib/redis-tcp.ts's typed
+ * outage, "postgres" for a connection failure or an outage SQLSTATE, else null (a bug, a
+ * constraint, a refusal — not an outage). Network failures outside any wrapper are
+ * counted as the database's: Redis and PSP calls report their own.
+ */
+export function dependencyOf(error: unknown): "postgres" | "redis" | null {
+  let e = error as { code?: unknown; cause?: unknown; name?: unknown } | null | undefined;
+  for (let depth = 0; e && typeof e === "object" && depth < 8; depth++) {
+    if (e instanceof AppError) return e.code === "redis_unavailable" ? "redis" : e.code === "postgres_unavailable" ? "postgres" : null;
+    const code = typeof e.code === "string" ? e.code : "";
+    if (CONNECTION_CODES.has(code)) return "postgres";
+    if (e.name === "PostgresError" && isOutageSqlState(code)) return "postgres";
+    e = e.cause as typeof e;
+  }
+  return null;
+}
+
+/** The answer to a Postgres outage: 503 with `Retry-After`, in words a person understands. */
+export function postgresUnavailable(cause: unknown): AppError {
+  noteDependencyFailure("postgres");
+  return new AppError("unavailable", "postgres_unavailable", "We're having trouble reaching our database right now. Nothing was lost: please try again in a few seconds.", {
+    retryAfter: OUTAGE_RETRY_AFTER_SECONDS,
+    detail: cause instanceof Error ? cause.message : String(cause),
+    cause,
+  });
+}
+
+/**
+ * Any thrown value as an AppError: an AppError as it is; zod validation → 400
+ * `invalid_input`; a Postgres outage ({@link dependencyOf}) → 503 `postgres_unavailable`
+ * with `Retry-After`; the rest → null (unknown: a bug).
+ */
 export function asAppError(error: unknown): AppError | null {
   if (error instanceof AppError) return error;
   if (error instanceof z.ZodError) {
     const issue = error.issues[0];
     return new AppError("bad_request", "invalid_input", issue?.message ?? "Invalid request", { field: issue?.path.length ? issue.path.join(".") : undefined });
   }
+  const dependency = dependencyOf(error);
+  if (dependency === "postgres") return postgresUnavailable(error);
+  // A Redis outage arrives as lib/redis-tcp.ts's AppError, possibly wrapped by a caller.
+  if (dependency === "redis") return findAppError(error);
+  return null;
+}
+
+function findAppError(error: unknown): AppError | null {
+  let e = error as { cause?: unknown } | null | undefined;
+  for (let depth = 0; e && typeof e === "object" && depth < 8; depth++, e = e.cause as typeof e) if (e instanceof AppError) return e;
   return null;
 }
 
@@ -122,6 +216,8 @@ function describeError(error: unknown, requestId: string): { status: number; bod
   }
   const body: ErrorBody = { ...known.details, error: known.message, code: known.code };
   if (known.field) body.field = known.field;
+  // Also in the body, for server actions (they have no headers) and clients that ignore them.
+  if (known.retryAfter !== undefined) body.retryAfter = Math.max(1, Math.ceil(known.retryAfter));
   if (known.status >= 500) {
     body.requestId = requestId;
     console.error(`[${requestId}] ${known.code}: ${known.detail ?? known.message}`);

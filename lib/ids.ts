@@ -26,6 +26,11 @@ export function newId(prefix: IdPrefix): string {
 const idSchema = (prefix: IdPrefix, what: string) =>
   z.string().regex(new RegExp(`^${prefix}_[0-9a-z]{1,32}$`), `That is not ${what} id (they look like ${prefix}_…)`);
 
+/** A show's slug, its address under /events/: lower-case letters, digits and single dashes, at most 80 characters. */
+export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+/** The longest slug, in characters. */
+export const SLUG_MAX_LENGTH = 80;
+
 /** An event id as it appears in URLs (`evt_` + lower-case base-32). */
 export const eventIdSchema = idSchema("evt", "an event");
 /** An order id as it appears in URLs (`ord_` + lower-case base-32). */

@@ -2,7 +2,9 @@
 import IORedis from "ioredis";
 
 export async function deleteKeys(redisUrl: string, pattern: string): Promise<number> {
-  const redis = new IORedis(redisUrl);
+  // One try, no reconnection: a clean-up against a Redis that is gone fails (rejects), it does not hang or crash.
+  const redis = new IORedis(redisUrl, { maxRetriesPerRequest: 1, retryStrategy: () => null, connectTimeout: 2_000 });
+  redis.on("error", () => {});
   let cursor = "0";
   let n = 0;
   try {
@@ -12,7 +14,7 @@ export async function deleteKeys(redisUrl: string, pattern: string): Promise<num
       if (keys.length > 0) n += await redis.unlink(...keys);
     } while (cursor !== "0");
   } finally {
-    await redis.quit();
+    await redis.quit().catch(() => redis.disconnect());
   }
   return n;
 }

@@ -15,8 +15,34 @@
  * callers that compute hashes over the original text (ratelimit does) keep working.
  */
 import { createHash } from "node:crypto";
-import IORedis, { type Redis as IORedisClient } from "ioredis";
+import IORedis, { ReplyError, type Redis as IORedisClient } from "ioredis";
 import type { Requester, UpstashRequest, UpstashResponse } from "@upstash/redis";
+import { noteDependencyFailure } from "@/lib/dependency-state";
+import { AppError, OUTAGE_RETRY_AFTER_SECONDS } from "@/lib/errors";
+
+/**
+ * Redis is down, unreachable or too slow: 503 with `Retry-After` (docs/design.md "Edges").
+ * Raised instead of an error reply, so callers and the wrappers see an outage, not a bug.
+ */
+export class RedisUnavailableError extends AppError {
+  constructor(detail: string) {
+    noteDependencyFailure("redis");
+    super("unavailable", "redis_unavailable", "We're having trouble on our side right now (our queue and seat service is not answering). Your place and your seats are kept: please try again in a few seconds.", {
+      retryAfter: OUTAGE_RETRY_AFTER_SECONDS,
+      detail: `Redis: ${detail}`,
+    });
+  }
+}
+
+/** Replies that mean "this server cannot serve right now" rather than "this command is wrong". */
+const OUTAGE_REPLY = /^(LOADING|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|READONLY|BUSY)\b/;
+
+/** A failed command's error as an error reply for the caller, or an outage. */
+function classify(error: unknown): { error: string } {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof ReplyError && !OUTAGE_REPLY.test(message)) return { error: message };
+  throw new RedisUnavailableError(message);
+}
 
 /** Shebang flags stock Redis 7 understands; any other flag is stripped. */
 const KNOWN_FLAGS = new Set(["no-writes", "allow-oom", "allow-stale", "no-cluster", "allow-cross-slot-keys"]);
@@ -57,6 +83,13 @@ export interface TcpRequesterOptions {
   url: string;
   /** Connection name shown in `CLIENT LIST`. */
   connectionName?: string;
+  /**
+   * Longest wait for one command's reply, queued ones included (ms; default 2,000). A stalled Redis is cut shorter by the server's deadline (scripts/serve.ts). A request
+   * never waits longer than this for a dead or stalled Redis; past it the command fails with
+   * {@link RedisUnavailableError}. The hold script's work is idempotent under retry (its
+   * idempotency key), and reconciliation repairs a hold Redis made whose reply was lost.
+   */
+  commandTimeoutMs?: number;
 }
 
 /** A requester plus a way to close its connection. */
@@ -71,12 +104,23 @@ export function createTcpRequester(options: TcpRequesterOptions): TcpRequester {
   const connection = new IORedis(options.url, {
     connectionName: options.connectionName ?? "stararena",
     enableAutoPipelining: true,
-    maxRetriesPerRequest: 2,
-    connectTimeout: 3_000,
+    // While Redis is away, commands wait in the offline queue for one reconnection attempt
+    // at most, then fail fast (they are also bounded by commandTimeout). Reconnection itself
+    // goes on forever, every ≤ 1 s, so the app recovers by itself when Redis is back.
+    maxRetriesPerRequest: 1,
+    commandTimeout: options.commandTimeoutMs ?? 2_000,
+    connectTimeout: 2_000,
+    retryStrategy: (attempt) => Math.min(100 * attempt, 1_000),
     lazyConnect: false,
   });
   connection.on("error", () => {
     // Errors surface on the commands themselves; this keeps ioredis from logging an unhandled 'error' event.
+  });
+  // Once connected, a command sent while the connection is down fails at once (→ 503) instead
+  // of waiting in the offline queue for reconnection attempts: a fast answer beats a hung one,
+  // and callers retry. (Before the first connection, commands wait for it, so start-up is smooth.)
+  connection.once("ready", () => {
+    connection.options.enableOfflineQueue = false;
   });
   /** original script SHA-1 → SHA-1 of the script Redis actually has cached. */
   const shaAlias = new Map<string, string>();
@@ -113,7 +157,7 @@ export function createTcpRequester(options: TcpRequesterOptions): TcpRequester {
       }
       return { result: restShaped(String(name), result) };
     } catch (error) {
-      return { error: error instanceof Error ? error.message : String(error) };
+      return classify(error);
     }
   }
 
@@ -123,10 +167,13 @@ export function createTcpRequester(options: TcpRequesterOptions): TcpRequester {
       const [name, ...args] = rewrite(command);
       chain.call(String(name), ...args.map(String));
     }
-    const replies = (await chain.exec()) ?? [];
-    return replies.map(([error, result], i) =>
-      error ? { error: error.message } : { result: restShaped(String(commands[i]![0]), result) },
-    );
+    let replies: [Error | null, unknown][];
+    try {
+      replies = (await chain.exec()) ?? [];
+    } catch (error) {
+      return [classify(error)];
+    }
+    return replies.map(([error, result], i) => (error ? classify(error) : { result: restShaped(String(commands[i]![0]), result) }));
   }
 
   return {

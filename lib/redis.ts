@@ -34,7 +34,7 @@ export function redis(): Redis {
       redis: new Redis({ url: e.UPSTASH_REDIS_REST_URL!, token: e.UPSTASH_REDIS_REST_TOKEN!, enableTelemetry: false }),
     };
   } else {
-    const tcp = createTcpRequester({ url: e.REDIS_URL });
+    const tcp = createTcpRequester({ url: e.REDIS_URL, commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS });
     created = { key, tcp, redis: new Redis(tcp) };
   }
   globalForRedis.__stararenaRedis = created;

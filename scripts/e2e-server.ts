@@ -3,8 +3,8 @@
  * and recreated each run) seeded with the demo data, its own Redis key prefix, and the
  * production build (built first if missing or stale). Started by playwright.config.ts.
  */
-import { spawn } from "node:child_process";
 import { buildIfNeeded, clearRenderedPages } from "./lib/build";
+import { supervise } from "./lib/processes";
 import { ensureRunSecrets } from "./lib/local-env";
 import { dropDatabase, ensureDatabase, runMigrations } from "@/lib/migrations";
 import { seedDemo } from "@/scripts/lib/seed";
@@ -36,12 +36,8 @@ await closeDb();
 buildIfNeeded((line) => console.log(line));
 clearRenderedPages();
 
-const app = spawn("npx", ["next", "start", "-p", port, "-H", "127.0.0.1"], { stdio: "inherit", env: process.env });
-const worker = spawn("npx", ["tsx", "scripts/worker.ts"], { stdio: "inherit", env: { ...process.env, WORKER_INTERVAL_MS: "1000" } });
-const stop = () => {
-  app.kill("SIGTERM");
-  worker.kill("SIGTERM");
-};
-process.on("SIGINT", stop);
-process.on("SIGTERM", stop);
-app.on("exit", (code) => process.exit(code ?? 0));
+const tree = supervise([
+  { name: "server", script: "scripts/serve.ts", args: ["-p", port, "-H", "127.0.0.1"] },
+  { name: "worker", script: "scripts/worker.ts", env: { ...process.env, WORKER_INTERVAL_MS: "1000" } },
+]);
+process.exit(await tree.done);

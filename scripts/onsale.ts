@@ -13,7 +13,7 @@
  * any count is not zero.
  *
  * Without --url it prepares its own database `stararena_onsale` (dropped afterwards
- * unless --keep), Redis prefix `onsale:`, and starts --instances copies of `next start`
+ * unless --keep), Redis prefix `onsale:`, and starts --instances copies of scripts/serve.ts
  * (ports from --port) plus the local worker (scripts/worker.ts). `--help` lists the flags.
  */
 import { writeFileSync } from "node:fs";
@@ -39,6 +39,9 @@ const USAGE = `npm run onsale -- [flags]
   --connections N     sockets per app instance (96)   --door-share F  of them for joins (0.1)   --edges N  CDN edges (4)
   --abandon --decline --slow --duplicate --drop --late-webhook --late-capture --forged F   fault shares of holds
                       (late-capture: paid after the hold expired, webhook lost; forged: a capture webhook signed with a wrong secret)
+  --outage            kill the app's (private, durable) Redis, then cut its Postgres, each for --outage-seconds (8)
+                      mid-sale; a probe checks every answer is a fast 503 with a body and that all recovers by itself
+  --outage-seconds S  how long each outage lasts (8)
   --inject KIND       break a rule on purpose after the sale (ticket-without-payment | redis-mismatch | psp-capture-without-tickets): the run must fail
   --json FILE         write the report (and FILE.html, the chart)
   --url URL           drive an already running StarArena instead of starting one (its env must match)
@@ -97,6 +100,8 @@ const cfg = {
   url: str("url"),
   build: (str("build") ?? "auto") as "auto" | "always" | "never",
   keep: has("keep"),
+  outage: has("outage"),
+  outageSeconds: num("outage-seconds", 8),
 };
 const log = (s: string) => console.log(`[onsale ${new Date().toISOString().slice(11, 19)}] ${s}`);
 /**
@@ -144,15 +149,19 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 // ---------- setup ----------
 const tStart = Date.now();
-if (!cfg.url) await prepareOwnServer({ baseUrls, port: cfg.port, build: cfg.build, reconcileEveryMs: RECONCILE_EVERY_MS, log });
+if (cfg.outage && cfg.url) throw new Error("--outage needs the simulator's own server (no --url): it breaks that server's dependencies");
+const deps = cfg.url ? undefined : await prepareOwnServer({ baseUrls, port: cfg.port, build: cfg.build, reconcileEveryMs: RECONCILE_EVERY_MS, log, outage: cfg.outage });
 const runTag = Date.now().toString(36);
 log(`creating ${cfg.fans.toLocaleString("en")} fans with sessions…`);
-const fans = await createFansWithSessions(db(), cfg.fans, { secret: env().BETTER_AUTH_SECRET, runTag, onProgress: (d) => d % 25_000 === 0 && log(`  ${d.toLocaleString("en")} fans`) });
+// (With --outage, one more: the probe fan, who never queues.)
+const fans = await createFansWithSessions(db(), cfg.fans + (cfg.outage ? 1 : 0), { secret: env().BETTER_AUTH_SECRET, runTag, onProgress: (d) => d % 25_000 === 0 && log(`  ${d.toLocaleString("en")} fans`) });
 
 const client = new SimClient(baseUrls, cfg.connections, cfg.doorShare);
 const ipOf = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
 // Fans arrive signed in: the session cookie and better-auth's cookie cache, as a browser holds them.
 const jars: CookieJar[] = fans.map((f) => new Map([[SESSION_COOKIE, f.sessionCookie], [SESSION_DATA_COOKIE, f.sessionDataCookie]]));
+const probeJar = cfg.outage ? jars.pop()! : undefined;
+if (cfg.outage) fans.pop();
 
 // Prove the forged session cookie is accepted, with one request, before the run.
 {
@@ -195,6 +204,21 @@ let tick = 0;
 const endAllowanceMs = (10 + cfg.holdMinutes * 60 + 20 + RECONCILE_EVERY_MS / 1000 + 10) * 1000;
 const deadline = Math.min(onSaleAt + cfg.timeLimit * 1000, cfg.budget > 0 ? tStart + cfg.budget * 1000 - endAllowanceMs : Infinity);
 if (cfg.budget > 0) log(`the sale stops by t=${Math.round((deadline - onSaleAt) / 1000)} s to finish within the ${cfg.budget}-s budget`);
+// Outages (--outage): Redis dies 8 s into the sale and comes back; then Postgres is cut. Each is probed (lib/simulator/outage.ts).
+const { outageViolations, probeTargets, runOutage } = await import("@/lib/simulator/outage");
+const outages: Promise<Awaited<ReturnType<typeof runOutage>>[]> = cfg.outage
+  ? (async () => {
+      await sleep(Math.max(0, onSaleAt + 8_000 - Date.now()));
+      const targets = probeTargets(eventId, show.slug);
+      const downForMs = cfg.outageSeconds * 1000;
+      const redis = await runOutage(client, { dependency: "redis", targets, jar: probeJar!, downForMs, down: () => deps!.killRedis(), up: () => deps!.startRedis(), log });
+      await sleep(4_000);
+      const postgres = await runOutage(client, { dependency: "postgres", targets, jar: probeJar!, downForMs, down: () => deps!.cutPostgres(), up: () => deps!.restorePostgres(), log });
+      return [redis, postgres];
+    })()
+  : Promise.resolve([]);
+let outagesDone = !cfg.outage;
+void outages.then(() => (outagesDone = true));
 while (!stopped) {
   await sleep(1_000);
   tick++;
@@ -216,7 +240,8 @@ while (!stopped) {
       `${t < 0 ? "pre-queue" : "on sale"} t=${t}s queue ${lastPublic.queueLength} serving ${lastPublic.servingCounter} active ${lastPublic.active} | joined ${counters.joined} admitted ${counters.admitted} holds ${counters.held} (refused ${counters.holdRefused}) paid ${counters.approved} | seats held ${heldNow} sold ${sold}/${capacity} | ${rps} req/s, CDN hits ${client.cdnHits}, errors ${errs}`,
     );
   }
-  if (soldOutAt !== null || Date.now() > deadline) {
+  // (A sale that sells out during an outage still waits for the outage to end and be judged.)
+  if ((soldOutAt !== null && outagesDone) || Date.now() > deadline) {
     stopped = true;
     sale.stop();
   }
@@ -241,7 +266,8 @@ const invariants = await checkInvariants(db(), { eventId, graceMs: 0 });
 // Fairness from the waiting room's own records (Redis): the pre-queue draw and the later positions.
 const fairness = await fairnessOf(eventId, sale.preJoins, sale.laterJoins);
 // A forged capture webhook the app accepted is a hole, even if reconciliation voided it later.
-const violations = { ...R.violations(invariants, fairness), forgedWebhooksAccepted: counters.forgedAccepted };
+const outageReports = await outages;
+const violations = { ...R.violations(invariants, fairness), forgedWebhooksAccepted: counters.forgedAccepted, ...(cfg.outage ? outageViolations(outageReports) : {}) };
 const ok = R.passed(violations) && converged;
 
 // ---------- report ----------
@@ -293,6 +319,7 @@ const report = {
   endpoints: endpointStats,
   errors: Object.fromEntries([...client.errors].sort((a, b) => b[1] - a[1])),
   repairs,
+  outages: outageReports,
   counters,
   fates,
   ordersByStatus,
@@ -317,6 +344,12 @@ console.log("| endpoint | requests | req/s | p50 ms | p95 ms | p99 ms |\n|---|--
 for (const [name, s] of Object.entries(endpointStats)) console.log(`| ${name} | ${s.requests} | ${s.perSecond} | ${s.p50} | ${s.p95} | ${s.p99} |`);
 console.log(`errors: ${JSON.stringify(report.errors)}`);
 console.log(`discrepancies found and handled during the run: ${JSON.stringify(repairs)}`);
+for (const o of outageReports) {
+  console.log(
+    `outage ${o.dependency} (${o.downForMs / 1000} s): ${o.probes} probes, 503s ${JSON.stringify(o.unavailable)}, slowest answer ${o.maxMs} ms, wrong answers ${o.wrong.length}, ` +
+      `reported by /api/health ${o.observed}, recovered ${o.recoveredInMs === null ? "NOT within 20 s" : `${(o.recoveredInMs / 1000).toFixed(1)} s after it came back`}`,
+  );
+}
 console.log(`fates: ${JSON.stringify(fates)}; counters: ${JSON.stringify(counters)}`);
 if (cfg.json) {
   writeFileSync(cfg.json, JSON.stringify(report, null, 2));
@@ -334,7 +367,8 @@ await closeRedis();
 if (!cfg.url && !cfg.keep) {
   await sleep(1_000);
   await dropDatabase(process.env.DATABASE_URL!).catch((e: unknown) => log(`could not drop stararena_onsale: ${String(e)}`));
-  await deleteKeys(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "onsale:*");
-  log("dropped stararena_onsale and the onsale: Redis keys");
+  // (With --outage the Redis was the run's own, and went with it.)
+  if (!cfg.outage) await deleteKeys(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "onsale:*");
+  log(`dropped stararena_onsale${cfg.outage ? " and the private Redis" : " and the onsale: Redis keys"}`);
 }
 process.exit(ok ? 0 : 1);

@@ -7,13 +7,14 @@
  *   3. creates the database if needed and applies the committed migrations;
  *   4. seeds the demo data when the database has no show yet;
  *   5. builds the app if the build is missing or stale;
- *   6. serves it (`next start`), or `next dev` with `--dev`, on HOST (127.0.0.1 when
- *      APP_URL is a loopback address, else 0.0.0.0).
- * Ctrl-C stops everything it started.
+ *   6. serves it through scripts/serve.ts (Next's production server, or its development
+ *      server with `--dev`) on HOST (127.0.0.1 when APP_URL is a loopback address, else
+ *      0.0.0.0), with the worker beside it in one process tree (scripts/lib/processes.ts).
+ * Ctrl-C stops everything it started; so does the server dying (the worker is restarted).
  */
-import { spawn } from "node:child_process";
 import { loadProjectEnv } from "./load-env";
 import { buildIfNeeded, clearRenderedPages } from "./lib/build";
+import { supervise } from "./lib/processes";
 import { ensureLocalEnvFile } from "./lib/local-env";
 import { ensurePostgres, ensureRedis, ServiceUnavailableError } from "./lib/services";
 import { ensureDatabase, runMigrations } from "@/lib/migrations";
@@ -58,19 +59,17 @@ try {
   const e = await prepare();
   const host = e.HOST ?? (isLoopbackHost(new URL(e.APP_URL).hostname) ? "127.0.0.1" : "0.0.0.0");
   log(`▶ serving on ${e.APP_URL} (port ${e.PORT}, bound to ${host})${dev ? " in development mode" : ""}`);
-  const app = spawn("npx", ["next", dev ? "dev" : "start", "-p", String(e.PORT), "-H", host], { stdio: "inherit" });
-  // The background worker: hold expiry, lost payments, ticket retries, reconciliation (or the outbox relay with Inngest).
-  const worker = spawn("npx", ["tsx", "scripts/worker.ts"], { stdio: "inherit" });
-  const stop = () => {
-    app.kill("SIGTERM");
-    worker.kill("SIGTERM");
-  };
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
-  app.on("exit", (code) => {
-    worker.kill("SIGTERM");
-    process.exit(code ?? 0);
-  });
+  // One tree (scripts/lib/processes.ts): the HTTP server (scripts/serve.ts) and the background
+  // worker — hold expiry, lost payments, ticket retries, reconciliation (or the outbox relay
+  // with Inngest). The worker is restarted if it dies; if the server dies, everything stops.
+  const tree = supervise(
+    [
+      { name: "server", script: "scripts/serve.ts", args: ["-p", String(e.PORT), "-H", host, ...(dev ? ["--dev"] : [])] },
+      { name: "worker", script: "scripts/worker.ts", restart: true },
+    ],
+    { log },
+  );
+  process.exit(await tree.done);
 } catch (error) {
   if (error instanceof EnvError || error instanceof ServiceUnavailableError) {
     console.error(`\n✗ ${error.message}\n`);

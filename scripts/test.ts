@@ -3,7 +3,9 @@
  * against the real Postgres and Redis, isolated per run), `next build`, Playwright e2e
  * in Debian's Chromium against that build, then the small on-sale simulation on the same
  * build (500 seats, 5,000 fans over HTTP; fails on any invariant violation or an unfair
- * queue; report in test-results/onsale-small.json and .html). Prints one summary line at the end,
+ * queue; report in test-results/onsale-small.json and .html), and a smaller one during which
+ * Redis is killed and Postgres cut (fails unless every answer meanwhile is a fast 503 with a
+ * body and everything recovers by itself). Prints one summary line at the end,
  * "tests: N passed, M failed", and exits non-zero when any step fails.
  */
 import { spawnSync } from "node:child_process";
@@ -23,6 +25,13 @@ const steps: Step[] = [
     name: "on-sale simulation (small: 500 seats, 5,000 fans)",
     cmd: "npx",
     args: ["tsx", "scripts/onsale.ts", "--small", "--build", "never", "--json", "test-results/onsale-small.json"],
+    env: { NEXT_DIST_DIR: ".next-test" },
+  },
+  {
+    // Redis killed and restarted, then Postgres cut and restored, mid-sale: every answer a fast 503 with a body, recovery by itself, 0 violations.
+    name: "on-sale simulation with outages (300 seats, 2,000 fans; Redis killed, Postgres cut)",
+    cmd: "npx",
+    args: ["tsx", "scripts/onsale.ts", "--small", "--fans", "2000", "--capacity", "300", "--outage", "--build", "never", "--json", "test-results/onsale-outage.json"],
     env: { NEXT_DIST_DIR: ".next-test" },
   },
 ];

@@ -1,5 +1,9 @@
-/** `npm run worker`: the local worker alone (lib/jobs/worker.ts). Ctrl-C stops it after the current pass. */
+/**
+ * `npm run worker`: the local worker alone (lib/jobs/worker.ts). Ctrl-C stops it after the
+ * current pass and releases its lease; a supervisor's going away does the same.
+ */
 import { loadProjectEnv } from "./load-env";
+import { exitWithParent } from "./lib/processes";
 import { closeDb, db } from "@/lib/db";
 import { inngestConfigured, startLocalWorker } from "@/lib/jobs/worker";
 import { inngest } from "@/inngest/client";
@@ -12,7 +16,10 @@ const stop = startLocalWorker(db(), {
   reconcileEveryMs: Number(process.env.RECONCILE_EVERY_MS ?? 60_000),
   send: inngestConfigured() ? (events) => inngest.send(events) : undefined,
 });
+let closing = false;
 const shutdown = async () => {
+  if (closing) return;
+  closing = true;
   await stop();
   await closeDb();
   await closeRedis();
@@ -20,3 +27,5 @@ const shutdown = async () => {
 };
 process.on("SIGINT", shutdown);
 process.on("SIGTERM", shutdown);
+// Started by a supervisor (npm start, the e2e server, the simulator): stop when it goes away.
+exitWithParent(() => void shutdown());

@@ -9,6 +9,7 @@ import { drizzleAdapter } from "better-auth/adapters/drizzle";
 import { nextCookies } from "better-auth/next-js";
 import * as schema from "@/db/schema";
 import { db } from "@/lib/db";
+import { CLIENT_IP_HEADER } from "@/lib/client-ip";
 import { appOrigins, env } from "@/lib/env";
 
 /** How long the signed session cookie cache is trusted without Postgres (seconds; ADR 0007). */
@@ -44,6 +45,9 @@ function createAuth() {
       max: 600,
       customRules: { "/sign-in/email": { window: 60, max: 30 }, "/sign-up/email": { window: 60, max: 30 } },
     },
+    // Its per-IP limits key on the address our HTTP server resolved from the socket and the
+    // trusted proxy hops (lib/client-ip.ts), never on X-Forwarded-For as the caller wrote it.
+    advanced: { ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] } },
     telemetry: { enabled: false },
     // No OpenTelemetry spans around every auth call: they cost CPU on each request and no tracer is configured.
     experimental: { instrumentation: { enabled: false } },

@@ -12,6 +12,7 @@ import type { SessionUser } from "@/lib/auth/user";
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { safeNextPath } from "@/lib/redirects";
 import { eventIdSchema } from "@/lib/ids";
 
 export type { SessionUser } from "@/lib/auth/user";
@@ -35,7 +36,7 @@ export async function getSessionUser(requestHeaders?: Headers): Promise<SessionU
 /** The signed-in user, or a redirect to /sign-in that comes back to `returnTo`. */
 export async function requireUser(returnTo: string): Promise<SessionUser> {
   const user = await getSessionUser();
-  if (!user) redirect(`/sign-in?next=${encodeURIComponent(returnTo)}`);
+  if (!user) redirect(`/sign-in?next=${encodeURIComponent(safeNextPath(returnTo))}`);
   return user;
 }
 

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { priceLevelInputSchema } from "@/lib/events/seat-rules";
 import type { RuleTexts, SeatRule } from "@/lib/events/seat-rules";
 import { parseMajorUnits } from "@/lib/format";
+import { SLUG_MAX_LENGTH, SLUG_PATTERN } from "@/lib/ids";
 import { LOCAL_DATE_TIME } from "@/lib/time-zone";
 
 /** Most price levels one show may have. */
@@ -159,8 +160,8 @@ export const eventCreateFormSchema = z
       .trim()
       .toLowerCase()
       .min(1, "Choose a slug (the show's address, such as summer-night-2027)")
-      .max(80, "Keep the slug within 80 characters")
-      .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, "Use lower-case letters, digits and single dashes, such as summer-night-2027"),
+      .max(SLUG_MAX_LENGTH, `Keep the slug within ${SLUG_MAX_LENGTH} characters`)
+      .regex(SLUG_PATTERN, "Use lower-case letters, digits and single dashes, such as summer-night-2027"),
     ...commonFields,
     priceLevels: priceLevelsFormSchema,
   })

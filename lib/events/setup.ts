@@ -19,6 +19,7 @@ import { z } from "zod";
 import { eventSeats, events, orders, priceLevels, venues } from "@/db/schema";
 import { uniqueViolation, type Db } from "@/lib/db";
 import { forgetEvent } from "@/lib/events/cache";
+import { forgetPublishedSlugs } from "@/lib/events/slugs";
 import { createEvent, EmptyPriceLevelError } from "@/lib/events/create";
 import {
   EventNotEditableError,
@@ -264,6 +265,7 @@ export async function publishEvent(db: Db, eventId: string, organizerId: string)
     .where(and(eq(events.id, eventId), eq(events.organizerId, organizerId), eq(events.status, "draft")))
     .returning({ id: events.id });
   forgetEvent(eventId);
+  forgetPublishedSlugs();
   if (updated.length === 1) return true;
   const event = await db.query.events.findFirst({ where: eq(events.id, eventId), columns: { organizerId: true, status: true } });
   if (!event) throw new EventNotFoundError();

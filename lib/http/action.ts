@@ -8,9 +8,10 @@
  */
 import { randomUUID } from "node:crypto";
 import { unstable_rethrow } from "next/navigation";
-import type { z } from "zod";
+import { z } from "zod";
 import { getSessionUser, requireOrganizer, requireUser, type SessionUser } from "@/lib/auth/session";
 import { AppError, toActionError, type ActionFailure } from "@/lib/errors";
+import { controlCharacterRefusal } from "@/lib/http/input";
 
 /** Who may call, and what happens to others. */
 export type ActionCaller =
@@ -57,6 +58,14 @@ export function action<A extends z.ZodType<unknown[]>, R, F = ActionFailure>(
         user = await requireUser(spec.who.redirectTo);
       } else {
         user = await requireOrganizer(spec.who.returnTo);
+      }
+      // Input hygiene (lib/http/input.ts) over every argument the action reads; one it declares
+      // as z.unknown() (a form's previous state, echoed back by the page) is not read, so not judged.
+      const items = spec.args instanceof z.ZodTuple ? (spec.args.def.items as z.ZodType[]) : [];
+      for (const [i, arg] of args.entries()) {
+        if (items[i] instanceof z.ZodUnknown || items[i] instanceof z.ZodAny) continue;
+        const dirty = controlCharacterRefusal(arg);
+        if (dirty) throw dirty;
       }
       const parsed = spec.args.safeParse(args);
       if (!parsed.success) {

@@ -1,15 +1,20 @@
 /**
  * The route-handler wrapper (docs/design.md "Errors"; modelled on dubinc/dub's
- * `withWorkspace`): who may call, the path params, the query and the JSON body parsed with
- * zod, and the only try/catch — every error becomes one JSON answer through
+ * `withWorkspace`): same-origin writes (lib/http/origin.ts), who may call, the path params,
+ * the query and the JSON body (application/json only) parsed with zod, and the only try/catch — every error becomes one JSON answer through
  * lib/errors.ts `toErrorResponse` (`{ error, code, … }`, a request id on 5xx). A handler is
  * the business call and nothing else: it returns a `Response`, or a value sent as JSON.
  */
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import { getSessionUser, type SessionUser } from "@/lib/auth/session";
-import { AppError, toErrorResponse, type ErrorKind } from "@/lib/errors";
+import { clientIp } from "@/lib/client-ip";
+import { appOrigins, env } from "@/lib/env";
+import { AppError, postgresUnavailable, toErrorResponse, type ErrorKind } from "@/lib/errors";
+import { checkHealth } from "@/lib/health";
 import { PRIVATE_NO_STORE } from "@/lib/http/cache";
+import { controlCharacterRefusal } from "@/lib/http/input";
+import { crossOriginRefusal, SAFE_METHODS } from "@/lib/http/origin";
 
 /** Who may call: anyone, any signed-in user, or an organizer. */
 export type Caller = "anyone" | "user" | "organizer";
@@ -30,6 +35,12 @@ export interface RouteSpec<P extends z.ZodType | undefined, Q extends z.ZodType 
   maxBodyBytes?: number;
   /** Cache-Control of a value answered as JSON (default `private, no-store`). */
   cache?: string;
+  /**
+   * Who may send a state-changing request (POST, PUT, PATCH, DELETE): "same" (default) — the
+   * app's own pages only (lib/http/origin.ts), 403 otherwise; "signed" — anyone, because the
+   * handler verifies a signature instead (webhooks, the PSP's callbacks). Say why beside it.
+   */
+  origin?: "same" | "signed";
 }
 
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
@@ -41,11 +52,15 @@ export interface RouteCall<P, Q, B, W extends Caller> {
   query: Q;
   body: B;
   user: W extends "anyone" ? SessionUser | null : SessionUser;
+  /** The caller's address as the server resolved it from the network (lib/client-ip.ts), or "unknown". */
+  ip: string;
   requestId: string;
 }
 
-/** Parses `value` with `schema`, or throws the AppError of `kind` with the schema's message. */
+/** Parses `value` with `schema`, or throws the AppError of `kind` with the schema's message (control characters: 400 first). */
 function parse<S extends z.ZodType>(schema: S, value: unknown, kind: ErrorKind, code: string): z.output<S> {
+  const dirty = controlCharacterRefusal(value);
+  if (dirty) throw kind === "not_found" ? new AppError("not_found", code, "There is nothing at this address.") : dirty;
   const r = schema.safeParse(value);
   if (r.success) return r.data;
   const issue = r.error.issues[0];
@@ -63,6 +78,10 @@ export function route<P extends z.ZodType | undefined = undefined, Q extends z.Z
   return async (req, ctx) => {
     const requestId = randomUUID();
     try {
+      if (!SAFE_METHODS.has(req.method) && spec.origin !== "signed") {
+        const refusal = crossOriginRefusal(req.headers, appOrigins(env()));
+        if (refusal) throw refusal;
+      }
       const who = spec.who ?? "anyone";
       const user = who === "anyone" && !spec.signIn ? null : await getSessionUser(req.headers);
       if (who !== "anyone" && !user) throw new AppError("unauthorized", "sign_in_required", spec.signIn ?? "Sign in first.");
@@ -71,6 +90,9 @@ export function route<P extends z.ZodType | undefined = undefined, Q extends z.Z
       const query = spec.query ? parse(spec.query, Object.fromEntries(new URL(req.url).searchParams), "bad_request", "invalid_input") : undefined;
       let body: unknown;
       if (spec.body) {
+        const type = req.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
+        // JSON only: a form or text/plain body is what a cross-site page can send without asking.
+        if (type !== "application/json") throw new AppError("unsupported_media_type", "json_required", "Send the body as JSON (Content-Type: application/json).");
         const limit = spec.maxBodyBytes ?? 64 * 1024;
         const tooLarge = () => new AppError("payload_too_large", "body_too_large", `The body is larger than ${Math.round(limit / 1024)} kB.`);
         if (Number(req.headers.get("content-length") ?? 0) > limit) throw tooLarge();
@@ -84,9 +106,37 @@ export function route<P extends z.ZodType | undefined = undefined, Q extends z.Z
         }
         body = parse(spec.body, raw, "bad_request", "invalid_input");
       }
-      const result = await handler({ req, params, query, body, user, requestId } as RouteCall<Out<P>, Out<Q>, Out<B>, W>);
+      const result = await handler({ req, params, query, body, user, ip: clientIp(req.headers), requestId } as RouteCall<Out<P>, Out<Q>, Out<B>, W>);
       if (result instanceof Response) return result;
       return Response.json(result ?? {}, { headers: { "Cache-Control": spec.cache ?? PRIVATE_NO_STORE } });
+    } catch (error) {
+      return toErrorResponse(error, requestId);
+    }
+  };
+}
+
+/**
+ * Wraps a library's own handler (better-auth's endpoints) with the input rule every route
+ * follows: a JSON body holding a control character is refused with 400 before the library
+ * sees it (lib/http/input.ts), and anything it throws — or a 5xx it answers itself — is
+ * answered through the one error model (503 when Postgres is down). The library keeps its
+ * own origin checks, sessions and responses.
+ */
+export function libraryRoute(handler: (req: Request) => Promise<Response>): (req: Request) => Promise<Response> {
+  return async (req) => {
+    const requestId = randomUUID();
+    try {
+      if (!SAFE_METHODS.has(req.method) && req.headers.get("content-type")?.includes("json")) {
+        const dirty = controlCharacterRefusal(await req.clone().json().catch(() => null));
+        if (dirty) throw dirty;
+      }
+      const res = await handler(req);
+      if (res.status < 500) return res;
+      // The library answered 5xx on its own (better-auth does when Postgres is down, with an
+      // empty body): say what happened, with a body — 503 when the database is the cause.
+      const health = await checkHealth();
+      if (health.postgres !== "ok") throw postgresUnavailable(health.postgres);
+      throw new Error(`${req.method} ${new URL(req.url).pathname}: the library answered ${res.status}`);
     } catch (error) {
       return toErrorResponse(error, requestId);
     }

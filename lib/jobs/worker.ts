@@ -4,10 +4,12 @@
  * payments — and reconciliation every minute, so everything converges with no Inngest
  * server (or an unreachable one). Where Inngest is configured it also relays the outbox.
  * Each pass calls idempotent lib/ functions, so overlapping with webhooks, browser
- * returns or a second worker is harmless.
+ * returns or a second worker is harmless; still, only the holder of the `local-worker`
+ * lease (lib/jobs/lease.ts) runs passes, and a second worker says it is standing by.
  */
 import type { Db } from "@/lib/db";
 import { env } from "@/lib/env";
+import { keepLease } from "@/lib/jobs/lease";
 import { markOutboxHandledLocally, relayOutbox, type RelayedEvent } from "@/lib/outbox/relay";
 import { reconcile } from "@/lib/reconciliation/reconcile";
 import { sweep } from "@/lib/reconciliation/sweep";
@@ -70,10 +72,12 @@ export function startLocalWorker(db: Db, opts: WorkerOptions = {}): () => Promis
     }
   }
 
+  const lease = keepLease(db, "local-worker", { log });
   const loop = async () => {
     log(`${withInngest ? "relaying the outbox to Inngest and " : "no Inngest server configured: "}running the sweeps every ${intervalMs} ms`);
+    await lease.ready;
     while (!stopped) {
-      current = pass().catch((error: unknown) => log(`pass failed (will retry): ${error instanceof Error ? error.message : String(error)}`));
+      if (lease.held()) current = pass().catch((error: unknown) => log(`pass failed (will retry): ${error instanceof Error ? error.message : String(error)}`));
       await current;
       await new Promise((r) => setTimeout(r, intervalMs));
     }
@@ -82,5 +86,6 @@ export function startLocalWorker(db: Db, opts: WorkerOptions = {}): () => Promis
   return async () => {
     stopped = true;
     await current;
+    await lease.stop();
   };
 }

@@ -44,7 +44,7 @@ export interface RequestOptions {
   endpoint: string;
   timeoutMs?: number;
   /** Connection pool: "door" (joins, status) or "shop" (everything after admission), so a flood at the door cannot starve admitted fans on the client side. */
-  lane?: "door" | "shop" | "monitor" | "edge";
+  lane?: "door" | "shop" | "monitor" | "edge" | "probe";
   /** Which app instance (index into the base URLs, modulo their number): a sticky load balancer. Default 0. */
   instance?: number;
 }
@@ -55,6 +55,8 @@ export class SimClient {
   readonly shopAgent: http.Agent;
   /** Two sockets of its own for the simulator's own once-a-second look at the queue. */
   readonly monitorAgent = new http.Agent({ keepAlive: true, maxSockets: 2 });
+  /** The outage probes' own sockets (lib/simulator/outage.ts): their latency is the server's, never a wait for a socket. */
+  readonly probeAgent = new http.Agent({ keepAlive: true, maxSockets: 16 });
   /** The simulated CDN's connections to the origin. */
   readonly edgeAgent = new http.Agent({ keepAlive: true, maxSockets: 8 });
   readonly stats = new Map<string, EndpointStats>();
@@ -107,7 +109,7 @@ export class SimClient {
     const base = this.bases[(opts.instance ?? 0) % this.bases.length]!;
     return new Promise((resolve) => {
       const req = http.request(
-        { host: base.hostname, port: base.port, path, method: opts.method ?? "GET", headers, agent: opts.lane === "shop" ? this.shopAgent : opts.lane === "monitor" ? this.monitorAgent : opts.lane === "edge" ? this.edgeAgent : this.agent, timeout: opts.timeoutMs ?? 60_000 },
+        { host: base.hostname, port: base.port, path, method: opts.method ?? "GET", headers, agent: opts.lane === "shop" ? this.shopAgent : opts.lane === "monitor" ? this.monitorAgent : opts.lane === "probe" ? this.probeAgent : opts.lane === "edge" ? this.edgeAgent : this.agent, timeout: opts.timeoutMs ?? 60_000 },
         (res) => {
           const chunks: Buffer[] = [];
           res.on("data", (c: Buffer) => chunks.push(c));
@@ -174,6 +176,7 @@ export class SimClient {
     this.agent.destroy();
     this.shopAgent.destroy();
     this.monitorAgent.destroy();
+    this.probeAgent.destroy();
     this.edgeAgent.destroy();
   }
 }

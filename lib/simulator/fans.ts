@@ -11,7 +11,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { SANDBOX_SIGNATURE_HEADER, signWebhookBody } from "@/lib/payments/sandbox/psp";
-import type { CookieJar, SimClient } from "@/lib/simulator/client";
+import type { CookieJar, SimClient, SimResponse } from "@/lib/simulator/client";
 import type { TimedJoin } from "@/lib/simulator/report";
 import { estimatedPreQueuePosition, pollDelayMs, preQueueTurnNear } from "@/lib/waiting-room/draw";
 import type { FanQueueStatus, PublicQueueStatus } from "@/lib/waiting-room/queue";
@@ -158,8 +158,11 @@ export function createSale(setup: SaleSetup): Sale {
   }
 
   async function join(i: number): Promise<QueueStatus | null> {
+    // FIFO is judged from the first attempt: an attempt answered 503 may still have taken effect
+    // (Redis ran the join, then the answer was lost to the outage), and the retry, being
+    // idempotent, then returns that earlier place.
+    const sentAt = performance.now();
     for (let attempt = 0; attempt < 10; attempt++) {
-      const sentAt = performance.now();
       const r = await client.request<QueueStatus>(`/api/events/${eventId}/queue`, { method: "POST", jar: jars[i], instance: i, endpoint: "queue join", headers: { "x-forwarded-for": ipOf(i) } });
       const doneAt = performance.now();
       if (r.status === 200) {
@@ -187,14 +190,23 @@ export function createSale(setup: SaleSetup): Sale {
       return;
     }
     const headers = { "x-forwarded-for": ipOf(i) };
+    /** Retries an answer of trouble (503, no answer) after Retry-After, a few times, as the pages do. */
+    const patiently = async <T>(send: () => Promise<SimResponse<T>>): Promise<SimResponse<T>> => {
+      let r = await send();
+      for (let k = 0; k < 10 && !stopped && (r.status === 503 || r.status === 0); k++) {
+        await pause(Math.max(1, Number(r.headers["retry-after"] ?? 2)) * 1000 * rand(0.75, 1.25));
+        r = await send();
+      }
+      return r;
+    };
     const checkout = async () => {
-      const r = await client.request<{ url: string }>(`/api/orders/${order.orderId}/checkout`, { method: "POST", jar: jars[i], instance: i, endpoint: "checkout", lane: "shop", headers });
+      const r = await patiently(() => client.request<{ url: string }>(`/api/orders/${order.orderId}/checkout`, { method: "POST", jar: jars[i], instance: i, endpoint: "checkout", lane: "shop", headers }));
       if (r.status !== 200) return null;
       counters.checkouts++;
       return /sbx_cs_[0-9a-z]+/.exec(r.body.url)?.[0] ?? null;
     };
     const act = async (id: string, action: "approve" | "decline") => {
-      const r = await client.request<{ outcome: string }>(`/sandbox-psp/api/checkouts/${id}/${action}`, { method: "POST", instance: i, endpoint: `psp ${action}`, lane: "shop", timeoutMs: 120_000 });
+      const r = await patiently(() => client.request<{ outcome: string }>(`/sandbox-psp/api/checkouts/${id}/${action}`, { method: "POST", instance: i, endpoint: `psp ${action}`, lane: "shop", timeoutMs: 120_000 }));
       if (r.body?.outcome === "captured") counters.approved++;
       if (r.body?.outcome === "declined") counters.declined++;
       return r.body?.outcome;
@@ -271,10 +283,20 @@ export function createSale(setup: SaleSetup): Sale {
     const edge = i % setup.edges;
     const headers: Record<string, string> = { "x-forwarded-for": ipOf(i) };
     if (token) headers.authorization = `Bearer ${token}`;
+    // Trouble on the server's side (503, no answer) does not use up the fan's patience: like the
+    // real hold panel (components/trouble.ts), the fan keeps the turn and retries after Retry-After.
+    let trouble = 0;
+    const troubled = async (r: { status: number; headers: Record<string, unknown> }) => {
+      if (r.status !== 503 && r.status !== 0) return false;
+      trouble++;
+      await pause(Math.max(1, Number(r.headers["retry-after"] ?? 2)) * 1000 * rand(0.75, 1.25));
+      return trouble < 30;
+    };
     for (let attempt = 0; attempt < 8 && !stopped; attempt++) {
       const av = await client.cachedGet<Availability>(`/api/events/${eventId}/availability`, edge, "availability");
       if (av.status !== 200) {
-        await pause(1_000);
+        if (await troubled(av)) attempt--;
+        else await pause(1_000);
         continue;
       }
       const { bytes, freeByLevel } = decodeFree(av.body);
@@ -300,6 +322,10 @@ export function createSale(setup: SaleSetup): Sale {
         counters.held++;
         counters.seatsHeld += r.body.seats.length;
         return pay(i, r.body);
+      }
+      if (await troubled(r)) {
+        attempt--;
+        continue;
       }
       counters.holdRefused++;
       if (r.status === 429) await pause(Number(r.headers["retry-after"] ?? 1) * 1000);

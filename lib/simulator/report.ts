@@ -64,7 +64,7 @@ export function isPermutation(positions: number[]): boolean {
   return true;
 }
 
-/** One join after the on-sale: when its request left and its answer came back (ms), and the position given. */
+/** One join after the on-sale: when its first attempt left and its answer came back (ms), and the position given. */
 export interface TimedJoin {
   sentAt: number;
   doneAt: number;

@@ -14,6 +14,8 @@ import { createVenue } from "@/lib/venues/store";
 /** The simulated show as the fans and the report need it. */
 export interface SimulatedShow {
   eventId: string;
+  /** Its address under /events/. */
+  slug: string;
   /** Epoch ms. */
   onSaleAt: number;
   /** Seats on sale. */
@@ -69,5 +71,5 @@ export async function createSimulatedShow(
   const ordinalsByLevel: number[][] = levels.map(() => []);
   for (const s of seatLevel) ordinalsByLevel[levelIndex.get(s.levelId)!]!.push(s.ordinal);
   for (const o of ordinalsByLevel) o.sort((a, b) => a - b);
-  return { eventId, onSaleAt, capacity: seatLevel.length, levels, ordinalsByLevel };
+  return { eventId, slug: `onsale-${opts.runTag}`, onSaleAt, capacity: seatLevel.length, levels, ordinalsByLevel };
 }

@@ -38,7 +38,3 @@ export async function enforceLimit(kind: "join" | "status" | "hold", id: string,
   if (!r.success) throw new RateLimitedError(Math.max(1, Math.ceil((r.reset - now) / 1000)));
 }
 
-/** The caller's IP as the edge reports it (first X-Forwarded-For entry), or "unknown". */
-export function clientIp(headers: Headers): string {
-  return headers.get("x-forwarded-for")?.split(",")[0]?.trim() || headers.get("x-real-ip") || "unknown";
-}

@@ -2,9 +2,9 @@
  * Benchmark harness: a production server of this checkout on its own database and Redis
  * key prefix (freshly migrated and seeded), and autocannon runs against it.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import autocannon from "autocannon";
 import { buildIfNeeded, clearRenderedPages } from "./build";
+import { supervise } from "./processes";
 import { dropDatabase, ensureDatabase, runMigrations } from "@/lib/migrations";
 import { seedDemo } from "@/scripts/lib/seed";
 import { closeDb, db } from "@/lib/db";
@@ -16,7 +16,7 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
-/** Builds if needed, prepares `stararena_bench`, starts `next start` on `port` and waits until it is healthy. */
+/** Builds if needed, prepares `stararena_bench`, starts scripts/serve.ts on `port` and waits until it is healthy. */
 export async function startBenchServer(port: number, log: (s: string) => void): Promise<BenchServer> {
   const base = new URL(process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/stararena");
   base.pathname = "/stararena_bench";
@@ -31,11 +31,19 @@ export async function startBenchServer(port: number, log: (s: string) => void): 
   buildIfNeeded(log);
   clearRenderedPages();
   const url = `http://127.0.0.1:${port}`;
-  const child: ChildProcess = spawn("npx", ["next", "start", "-p", String(port), "-H", "127.0.0.1"], {
-    stdio: "ignore",
-    env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_KEY_PREFIX: `bench:${Date.now().toString(36)}:`, APP_URL: url, PORT: String(port), SANDBOX_PSP_DISPATCHER: "0" },
-    detached: true,
-  });
+  // autocannon stands in for a CDN writing each client's address into X-Forwarded-For: one trusted hop.
+  const tree = supervise(
+    [
+      {
+        name: "bench server",
+        script: "scripts/serve.ts",
+        args: ["-p", String(port), "-H", "127.0.0.1"],
+        output: "ignore",
+        env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_KEY_PREFIX: `bench:${Date.now().toString(36)}:`, APP_URL: url, PORT: String(port), SANDBOX_PSP_DISPATCHER: "0", TRUSTED_PROXY_HOPS: "1" },
+      },
+    ],
+    { log, signals: true },
+  );
   for (let i = 0; i < 120; i++) {
     const ok = await fetch(`${url}/api/health`).then((r) => r.ok, () => false);
     if (ok) break;
@@ -46,7 +54,7 @@ export async function startBenchServer(port: number, log: (s: string) => void): 
     url,
     databaseUrl,
     async stop() {
-      if (child.pid) process.kill(-child.pid, "SIGTERM");
+      await tree.stop();
     },
   };
 }

@@ -1,12 +1,14 @@
 /**
  * The on-sale simulator's own StarArena (when no --url is given): a fresh database
- * `stararena_onsale` and Redis prefix `onsale:`, the production build, several `next start`
- * instances as behind a load balancer, and the local worker. Stops them all on exit.
+ * `stararena_onsale` and Redis prefix `onsale:`, the production build, several instances of
+ * scripts/serve.ts as behind a load balancer, and the local worker, in one process tree
+ * (scripts/lib/processes.ts): none outlives the run, and a dead one ends it.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { deleteKeys } from "@/lib/redis-keys";
 import { dropDatabase, ensureDatabase, runMigrations } from "@/lib/migrations";
 import { buildIfNeeded, buildIsStale, clearRenderedPages } from "./build";
+import { startPrivateDeps, type PrivateDeps } from "./private-deps";
+import { supervise, type ProcessSpec, type Supervisor } from "./processes";
 
 /** What the server needs from the run's flags. */
 export interface OnsaleServerOptions {
@@ -15,33 +17,28 @@ export interface OnsaleServerOptions {
   build: "auto" | "always" | "never";
   /** How often the run's worker reconciles, the PSP ledger included (ms). */
   reconcileEveryMs: number;
+  /** Give the app a private Redis and a cuttable Postgres proxy (scripts/lib/private-deps.ts), for outages. */
+  outage?: boolean;
   log: (line: string) => void;
 }
 
-const children: ChildProcess[] = [];
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-const signalChildren = (signal: NodeJS.Signals) => {
-  for (const c of children) {
-    try {
-      if (c.pid && c.exitCode === null && c.signalCode === null) process.kill(-c.pid, signal);
-    } catch {
-      // already gone
-    }
-  }
-};
-/** Stops the app instances and the worker: SIGINT (next-server ignores SIGTERM while it has work), SIGKILL after 5 s. */
+let tree: Supervisor | undefined;
+let deps: PrivateDeps | undefined;
+let stopping = false;
+
+/** Stops the app instances and the worker (SIGTERM, SIGKILL after 10 s: scripts/lib/processes.ts), then any private dependencies. */
 const stopChildren = async () => {
-  signalChildren("SIGINT");
-  for (let i = 0; i < 50 && children.some((c) => c.exitCode === null && c.signalCode === null); i++) await new Promise((r) => setTimeout(r, 100));
-  signalChildren("SIGKILL");
+  stopping = true;
+  await tree?.stop();
+  await deps?.stop();
 };
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
     void stopChildren().then(() => process.exit(130));
   });
 }
-
 
 /** Stops the app instances and the worker (exported for the run's clean-up). */
 export { stopChildren };
@@ -50,10 +47,16 @@ export { stopChildren };
  * Prepares the database and the build, starts the instances and the worker, and waits until every instance is healthy.
  * @throws when the build fails or an instance does not become healthy within a minute.
  */
-export async function prepareOwnServer(opts: OnsaleServerOptions): Promise<void> {
+export async function prepareOwnServer(opts: OnsaleServerOptions): Promise<PrivateDeps | undefined> {
   const { baseUrls, log } = opts;
   const baseUrl = baseUrls[0]!;
   const databaseUrl = process.env.DATABASE_URL!;
+  if (opts.outage) {
+    // The simulator reads this Redis too (fairness, invariants); the app reaches Postgres through the proxy.
+    deps = await startPrivateDeps(databaseUrl);
+    process.env.REDIS_URL = deps.redisUrl;
+    log(`  private Redis at ${deps.redisUrl} (AOF), the app's Postgres through a proxy: ${new URL(deps.databaseUrlViaProxy).host}`);
+  }
   log(`preparing database stararena_onsale and Redis prefix onsale: …`);
   await dropDatabase(databaseUrl);
   await deleteKeys(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "onsale:*");
@@ -76,29 +79,41 @@ export async function prepareOwnServer(opts: OnsaleServerOptions): Promise<void>
   // 5, the simulator 4, leaving room for a running `npm start`. Under load a transaction holds
   // its connection across several event-loop turns, so the pool bounds the shop's throughput.
   const poolPerInstance = String(Math.max(4, Math.floor(78 / baseUrls.length)));
-  const childEnv = { ...process.env, NODE_ENV: "production", PAYMENT_PROVIDER: "sandbox", DATABASE_POOL_MAX: poolPerInstance } as NodeJS.ProcessEnv;
-  // Several instances of the app, as behind a load balancer; each sends its sandbox PSP's webhooks to itself.
-  for (const [k, url] of baseUrls.entries()) {
+  const childEnv = { ...process.env, NODE_ENV: "production", PAYMENT_PROVIDER: "sandbox", DATABASE_POOL_MAX: poolPerInstance, ...(deps ? { DATABASE_URL: deps.databaseUrlViaProxy } : {}) } as NodeJS.ProcessEnv;
+  // Several instances of the app, as behind a load balancer; each sends its sandbox PSP's webhooks
+  // to itself. The simulator stands in for the CDN in front of them: it writes each fan's address
+  // into X-Forwarded-For, so the instances trust one proxy hop (lib/client-ip.ts).
+  const specs: ProcessSpec[] = baseUrls.map((url, k) => {
     const port = String(opts.port + k);
-    // ONSALE_APP_NODE_ARGS: node flags for the app instances only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile them.
-    // A larger young generation (64 MB semi-spaces, as one would deploy a busy Node server) halves scavenges.
-    const nodeArgs = ["--max-semi-space-size=64", ...(process.env.ONSALE_APP_NODE_ARGS ?? "").split(" ").filter(Boolean)];
-    const app = spawn(process.execPath, [...nodeArgs, "node_modules/next/dist/bin/next", "start", "-p", port, "-H", "127.0.0.1"], {
-      stdio: ["ignore", "ignore", "inherit"],
-      env: { ...childEnv, PORT: port, APP_URL: url },
-      detached: true,
-    });
-    children.push(app);
-  }
-  const worker = spawn("npx", ["tsx", "scripts/worker.ts"], {
-    stdio: ["ignore", "ignore", "inherit"],
-    env: { ...childEnv, APP_URL: baseUrl, WORKER_INTERVAL_MS: "2000", RECONCILE_EVERY_MS: String(opts.reconcileEveryMs), DATABASE_POOL_MAX: "5" },
-    detached: true,
+    return {
+      name: `app ${port}`,
+      script: "scripts/serve.ts",
+      args: ["-p", port, "-H", "127.0.0.1"],
+      // ONSALE_APP_NODE_ARGS: node flags for the app instances only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile them.
+      // A larger young generation (64 MB semi-spaces, as one would deploy a busy Node server) halves scavenges.
+      nodeArgs: ["--max-semi-space-size=64", ...(process.env.ONSALE_APP_NODE_ARGS ?? "").split(" ").filter(Boolean)],
+      output: "stderr",
+      env: { ...childEnv, PORT: port, APP_URL: url, TRUSTED_PROXY_HOPS: "1" },
+    };
   });
-  children.push(worker);
+  specs.push({
+    name: "worker",
+    script: "scripts/worker.ts",
+    output: "stderr",
+    env: { ...childEnv, APP_URL: baseUrl, WORKER_INTERVAL_MS: "2000", RECONCILE_EVERY_MS: String(opts.reconcileEveryMs), DATABASE_POOL_MAX: "5" },
+  });
+  tree = supervise(specs, { log, signals: false });
+  void tree.done.then(() => {
+    if (stopping) return;
+    log("✗ a StarArena process of this run died (see above): the simulation cannot go on");
+    process.exit(1);
+  });
   for (let i = 0; i < 120; i++) {
     const up = await Promise.all(baseUrls.map((u) => fetch(`${u}/api/health`).then((r) => r.ok, () => false)));
-    if (up.every(Boolean)) return log(`${baseUrls.length} app instance${baseUrls.length === 1 ? "" : "s"} up at ${baseUrls.join(", ")} (+ local worker, sweeps every 2 s)`);
+    if (up.every(Boolean)) {
+      log(`${baseUrls.length} app instance${baseUrls.length === 1 ? "" : "s"} up at ${baseUrls.join(", ")} (+ local worker, sweeps every 2 s)`);
+      return deps;
+    }
     await sleep(500);
   }
   throw new Error(`the server at ${baseUrl} did not become healthy`);

@@ -28,19 +28,23 @@ import * as psp from "./psp";
 /** Default signature tolerance: 5 minutes, in seconds. */
 const SANDBOX_SIGNATURE_TOLERANCE_SECONDS = 300;
 
+/** Longest id the sandbox PSP issues or the app names (ours are ~30 characters): a longer one is refused before any lookup or storage. */
+const MAX_ID = 100;
+const id = z.string().min(1).max(MAX_ID);
+
 const checkoutResourceSchema = z.object({
-  id: z.string().min(1),
-  order_id: z.string().min(1),
+  id,
+  order_id: id,
   status: z.enum(["open", "captured", "declined", "expired", "cancelled", "refunded"]),
   amount_minor: z.number().int(),
-  currency: z.string(),
-  payment_id: z.string().nullable(),
-  captured_at: z.string().nullable(),
+  currency: z.string().max(8),
+  payment_id: id.nullable(),
+  captured_at: z.string().max(40).nullable(),
 });
 
 const webhookPayloadSchema = z.object({
-  id: z.string().min(1),
-  type: z.string().min(1),
+  id,
+  type: z.string().min(1).max(MAX_ID),
   data: z.object({ checkout: checkoutResourceSchema }).optional(),
 });
 

@@ -11,22 +11,22 @@ import { publicCache } from "@/lib/http/cache";
 import { route } from "@/lib/http/route";
 import { eventIdSchema } from "@/lib/ids";
 import { statusWithToken } from "@/lib/waiting-room/admission";
-import { clientIp, enforceLimit } from "@/lib/waiting-room/limits";
+import { enforceLimit } from "@/lib/waiting-room/limits";
 import { joinQueue, publicQueueStatus } from "@/lib/waiting-room/queue";
 import { admissionCookieName } from "@/lib/waiting-room/token";
 
 const params = z.object({ eventId: eventIdSchema });
 
-export const GET = route({ params, badParams: "bad_request" }, async ({ req, params }) => {
-  await enforceLimit("status", clientIp(req.headers));
+export const GET = route({ params, badParams: "bad_request" }, async ({ ip, params }) => {
+  await enforceLimit("status", ip);
   const status = await publicQueueStatus(db(), params.eventId);
   return Response.json(status, { headers: { "Cache-Control": publicCache(1, 2) } });
 });
 
 export const POST = route(
   { who: "user", signIn: "Sign in to join the queue.", params, badParams: "bad_request", query: z.object({ rejoin: z.literal("1").optional() }).loose() },
-  async ({ req, params, query, user }) => {
-    await enforceLimit("join", clientIp(req.headers));
+  async ({ ip, params, query, user }) => {
+    await enforceLimit("join", ip);
     const status = await statusWithToken(db(), params.eventId, user.id, await joinQueue(db(), params.eventId, user.id, { rejoin: query.rejoin === "1" }));
     if (status.admissionToken && status.admittedUntil) {
       (await cookies()).set(admissionCookieName(params.eventId), status.admissionToken, { httpOnly: true, sameSite: "lax", path: "/", expires: new Date(status.admittedUntil) });

@@ -15,7 +15,8 @@ import { handleWebhook } from "@/lib/payments/webhooks";
 const MAX_BODY_BYTES = 256 * 1024;
 const tooLarge = () => new AppError("payload_too_large", "body_too_large", "Webhook body too large");
 
-export const POST = route({ params: z.object({ provider: z.enum(PROVIDER_NAMES, { error: "Unknown payment provider" }) }) }, async ({ req, params }) => {
+// origin "signed": see above — the signature is the proof, not the Origin header.
+export const POST = route({ origin: "signed", params: z.object({ provider: z.enum(PROVIDER_NAMES, { error: "Unknown payment provider" }) }) }, async ({ req, params }) => {
   const provider = paymentProvider(params.provider);
   if (!provider) throw new AppError("not_found", "not_found", "Unknown payment provider");
   if (Number(req.headers.get("content-length") ?? 0) > MAX_BODY_BYTES) throw tooLarge();

@@ -1,0 +1,223 @@
+/**
+ * StarArena's HTTP server: Next.js behind a thin Node front (docs/adr/0013). Everything that
+ * serves the app — `npm start`, `npm run serve`, the e2e server, the on-sale simulator's
+ * instances, the benchmarks — runs this, never bare `next start`, because only here is the
+ * TCP peer visible and only here can a request be answered before Next turns it into a 500.
+ *
+ * Per request, before Next:
+ *  1. the client address is resolved from the socket and TRUSTED_PROXY_HOPS and written into
+ *     `x-stararena-client-ip`, replacing whatever the caller sent (lib/client-ip.ts);
+ *  2. the edge rules (lib/http/edge.ts): malformed or control-character paths → 400, server
+ *     actions from foreign origins → 403, answered with the one error model;
+ *  3. the request runs inside a RequestScope (lib/http/request-scope.ts): when Next fails it
+ *     with an error we understand (a dependency outage, an undecodable action payload), the
+ *     500 Next was about to send becomes that error's status (503 + Retry-After, 400);
+ *  4. it is bounded in time: 1.5 s while Postgres or Redis is known to be in trouble (a probe asks
+ *     both every second), REQUEST_TIMEOUT_MS otherwise; past that it gets a 503 with a body.
+ *
+ * Flags: `--dev` (Next's development server), `-p PORT` (PORT, 3000), `-H HOST` (HOST, or
+ * 127.0.0.1 for a loopback APP_URL, else 0.0.0.0). It exits when its parent process goes
+ * away (an IPC channel closing: scripts/lib/processes.ts), so it is never left orphaned.
+ */
+import { randomUUID } from "node:crypto";
+import { createServer, IncomingMessage, type ServerResponse } from "node:http";
+import next from "next";
+import { loadProjectEnv } from "./load-env";
+import { exitWithParent } from "./lib/processes";
+import { CLIENT_IP_HEADER, resolveClientIp } from "@/lib/client-ip";
+import { appOrigins, env, EnvError, isLoopbackHost } from "@/lib/env";
+import { troubledDependency, type Dependency } from "@/lib/dependency-state";
+import { AppError, asAppError, OUTAGE_RETRY_AFTER_SECONDS, postgresUnavailable, toErrorResponse } from "@/lib/errors";
+import { checkHealth } from "@/lib/health";
+import { RedisUnavailableError } from "@/lib/redis-tcp";
+import { actionBodyRefusal, edgeRefusal, isActionRequest, MAX_ACTION_BODY_BYTES, wantsJson } from "@/lib/http/edge";
+import { requestScopes, type RequestScope } from "@/lib/http/request-scope";
+
+loadProjectEnv();
+const argv = process.argv.slice(2);
+const flag = (name: string) => {
+  const i = argv.indexOf(name);
+  return i >= 0 ? argv[i + 1] : undefined;
+};
+const dev = argv.includes("--dev");
+
+let e: ReturnType<typeof env>;
+try {
+  e = env();
+} catch (error) {
+  if (error instanceof EnvError) {
+    console.error(`\n✗ ${error.message}\n`);
+    process.exit(1);
+  }
+  throw error;
+}
+const port = Number(flag("-p") ?? e.PORT);
+const host = flag("-H") ?? e.HOST ?? (isLoopbackHost(new URL(e.APP_URL).hostname) ? "127.0.0.1" : "0.0.0.0");
+const origins = appOrigins(e);
+const hops = e.TRUSTED_PROXY_HOPS;
+/** How long a request may wait while a dependency is troubled (ms): "a fast 503" — answered within 2 s — not a hang. */
+const TROUBLE_DEADLINE_MS = 1_500;
+
+/** A page a person reads when the server refuses a request before the app (no layout: the app never ran). */
+function refusalPage(error: AppError): string {
+  const esc = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>StarArena</title></head><body style="font-family:system-ui,sans-serif;background:#0b0b14;color:#fff;padding:2rem;max-width:40rem;margin:auto"><h1>${error.status === 503 ? "We're having trouble" : "We can't open this address"}</h1><p>${esc(error.message)}</p><p><a style="color:#a5b4fc" href="/">Back to StarArena</a></p></body></html>`;
+}
+
+/** Answers `error` in JSON (API callers, server actions) or as a small page. */
+async function refuse(req: IncomingMessage, res: ServerResponse, error: AppError): Promise<void> {
+  const requestId = randomUUID();
+  if (wantsJson(req)) {
+    const r = toErrorResponse(error, requestId);
+    res.writeHead(r.status, Object.fromEntries(r.headers));
+    res.end(await r.text());
+    return;
+  }
+  res.writeHead(error.status, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "X-Request-Id": requestId, ...(error.retryAfter ? { "Retry-After": String(error.retryAfter) } : {}) });
+  res.end(refusalPage(error));
+}
+
+/**
+ * Makes the status Next writes follow what failed the request: a 500 (or an action's 200
+ * carrying an error) whose cause `scope` recorded becomes that cause's status.
+ */
+function followFailures(req: IncomingMessage, res: ServerResponse, scope: RequestScope): void {
+  const isAction = req.headers["next-action"] !== undefined;
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.writeHead = ((status: number, ...rest: unknown[]) => {
+    const failure = scope.failure;
+    if (failure && (status >= 500 || (isAction && status === 200))) {
+      status = failure.status;
+      if (failure.retryAfter !== undefined && !res.headersSent) res.setHeader("Retry-After", String(Math.max(1, Math.ceil(failure.retryAfter))));
+      res.setHeader("Cache-Control", "no-store");
+    }
+    return writeHead(status, ...rest);
+  }) as typeof res.writeHead;
+}
+
+/** Reads a request's whole body, up to `limit` bytes (+1, so an oversized body is seen as such). */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit + 1) chunks.push(chunk);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}
+
+/** The same request with its body already read: what Next reads instead of the consumed original. */
+function withBody(req: IncomingMessage, body: Buffer): IncomingMessage {
+  const copy = new IncomingMessage(req.socket);
+  Object.assign(copy, { method: req.method, url: req.url, headers: req.headers, rawHeaders: req.rawHeaders, httpVersion: req.httpVersion, httpVersionMajor: req.httpVersionMajor, httpVersionMinor: req.httpVersionMinor });
+  // `complete` as the HTTP parser would set it: otherwise Node takes the copy's end for an
+  // aborted upload and destroys the socket under the response.
+  copy.complete = true;
+  copy.push(body);
+  copy.push(null);
+  return copy;
+}
+
+/** What a request stuck past its deadline is told. */
+function stuck(dependency: Dependency | null): AppError {
+  if (dependency === "redis") return new RedisUnavailableError("a request waited on it past the outage deadline");
+  if (dependency === "postgres") return postgresUnavailable("a request waited on it past the outage deadline");
+  return new AppError("unavailable", "timeout", "This is taking too long on our side. Nothing was lost: please try again in a few seconds.", { retryAfter: OUTAGE_RETRY_AFTER_SECONDS });
+}
+
+/**
+ * Bounds how long a request may wait without an answer: {@link TROUBLE_DEADLINE_MS} while a
+ * dependency is troubled (lib/dependency-state.ts), REQUEST_TIMEOUT_MS otherwise. Past it the
+ * server answers 503 itself and Next's late answer is dropped; the work already under way
+ * finishes or fails in its own transaction (holds are idempotent by key), so nothing is half-written.
+ */
+function bound(req: IncomingMessage, res: ServerResponse): void {
+  const started = Date.now();
+  let timer: NodeJS.Timeout;
+  const check = () => {
+    if (res.headersSent || res.writableEnded) return;
+    const elapsed = Date.now() - started;
+    const dependency = troubledDependency();
+    if ((dependency && elapsed >= TROUBLE_DEADLINE_MS) || elapsed >= e.REQUEST_TIMEOUT_MS) {
+      const error = stuck(dependency);
+      void refuse(req, res, error).then(() => {
+        // Next still holds `res`: whatever it writes later goes nowhere.
+        const ignore = (() => res) as never;
+        Object.assign(res, { writeHead: ignore, setHeader: ignore, removeHeader: ignore, write: () => true, end: ignore, flushHeaders: ignore });
+      });
+      return;
+    }
+    timer = setTimeout(check, 250);
+  };
+  timer = setTimeout(check, TROUBLE_DEADLINE_MS);
+  res.on("close", () => clearTimeout(timer));
+}
+
+/** Hands one request to Next inside its RequestScope. */
+function toNext(req: IncomingMessage, res: ServerResponse): void {
+  const scope: RequestScope = {};
+  followFailures(req, res, scope);
+  bound(req, res);
+  requestScopes().run(scope, () => {
+    handle(req, res).catch((error: unknown) => {
+      // Next handles its own errors; this is the last resort, still with a body.
+      console.error("[serve] request failed", error);
+      if (!res.headersSent) void refuse(req, res, asAppError(error) ?? new AppError("internal", "internal", "Something went wrong on our side. Please try again in a moment."));
+      else res.end();
+    });
+  });
+}
+
+const app = next({ dev, hostname: host, port, dir: process.cwd(), turbopack: dev ? true : undefined });
+const handle = app.getRequestHandler();
+await app.prepare();
+
+const server = createServer((req, res) => {
+  req.headers[CLIENT_IP_HEADER] = resolveClientIp(req.socket.remoteAddress, req.headers["x-forwarded-for"], hops);
+  const refusal = edgeRefusal(req, origins);
+  if (refusal) {
+    void refuse(req, res, refusal);
+    return;
+  }
+  // A server action's arguments are checked before Next decodes them (lib/http/edge.ts).
+  if (isActionRequest(req)) {
+    readBody(req, MAX_ACTION_BODY_BYTES).then(
+      (body) => {
+        const bad = actionBodyRefusal(req.headers["content-type"], body);
+        if (bad) return void refuse(req, res, bad);
+        toNext(withBody(req, body), res);
+      },
+      () => res.destroy(),
+    );
+    return;
+  }
+  toNext(req, res);
+});
+
+server.on("error", (error: NodeJS.ErrnoException) => {
+  console.error(error.code === "EADDRINUSE" ? `\n✗ port ${port} on ${host} is in use: is another StarArena (or something else) running there?\n` : error);
+  process.exit(1);
+});
+server.listen(port, host, () => console.log(`▶ StarArena ${dev ? "(development) " : ""}listening on http://${host}:${port}`));
+
+// Once a second, both dependencies are asked (bounded: lib/health.ts), so a dead or stalled one
+// is known here within about a second even before any request fails on it.
+const probe = setInterval(() => void checkHealth().catch(() => {}), 1_000);
+probe.unref();
+
+let closing = false;
+async function shutdown(code: number) {
+  if (closing) return;
+  closing = true;
+  server.close();
+  server.closeIdleConnections();
+  setTimeout(() => process.exit(code), 5_000).unref();
+  await app.close().catch(() => {});
+  process.exit(code);
+}
+process.on("SIGINT", () => void shutdown(0));
+process.on("SIGTERM", () => void shutdown(0));
+exitWithParent(() => void shutdown(0));
