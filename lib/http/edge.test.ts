@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { actionBodyRefusal, edgeRefusal, pathRefusal, wantsJson } from "@/lib/http/edge";
+import { actionBodyRefusal, edgeRefusal, isActionRequest, pathRefusal, wantsJson } from "@/lib/http/edge";
 import { findControlCharacter } from "@/lib/http/input";
 import { crossOriginRefusal } from "@/lib/http/origin";
 
@@ -48,6 +48,16 @@ describe("same-origin writes", () => {
 });
 
 describe("server action bodies", () => {
+  it("checks the body of every server action and every multipart POST, API paths included", () => {
+    const multipart = { "content-type": "multipart/form-data; boundary=xyz" };
+    expect(isActionRequest({ method: "POST", url: "/events/x", headers: { "next-action": "7f00" } })).toBe(true);
+    expect(isActionRequest({ method: "POST", url: "/events/x", headers: multipart })).toBe(true);
+    // Next decodes a multipart POST to a path with no route handler as a form action on the not-found page (the fuzz suite found it).
+    expect(isActionRequest({ method: "POST", url: "/api/holds", headers: multipart })).toBe(true);
+    expect(isActionRequest({ method: "POST", url: "/api/events/evt_1/holds", headers: { "content-type": "application/json" } })).toBe(false);
+    expect(isActionRequest({ method: "GET", url: "/events/x", headers: multipart })).toBe(false);
+  });
+
   it("malformed JSON or an unfinished multipart body is 400; a good one passes", () => {
     expect(actionBodyRefusal("text/plain;charset=UTF-8", Buffer.from("[[["))?.status).toBe(400);
     expect(actionBodyRefusal("text/plain;charset=UTF-8", Buffer.from('["evt_1",{"mode":"best"}]'))).toBeNull();

@@ -80,14 +80,15 @@ export function wantsJson(req: { url?: string; headers: IncomingHttpHeaders }): 
 
 /**
  * True when the server must read and check this request's body before Next does: a server
- * action (`Next-Action`), or a multipart POST to a page, which Next decodes as a form action
- * submitted without JavaScript.
+ * action (`Next-Action`), or any multipart POST — Next decodes one sent to a page as a form
+ * action submitted without JavaScript, and one sent to a path with no route handler (even
+ * under /api/) as a form action on the not-found page. No route of ours takes multipart: the
+ * route wrapper answers those 415 after this check.
  */
 export function isActionRequest(req: { method?: string; url?: string; headers: IncomingHttpHeaders }): boolean {
   if (req.method !== "POST") return false;
   if (req.headers["next-action"] !== undefined) return true;
-  const url = req.url ?? "/";
-  return /^multipart\/form-data/i.test(String(req.headers["content-type"] ?? "")) && !url.startsWith("/api/") && !url.startsWith("/sandbox-psp/api/");
+  return /^multipart\/form-data/i.test(String(req.headers["content-type"] ?? ""));
 }
 
 /** Largest server-action body the server reads (bytes): Next's default `serverActions.bodySizeLimit` (1 MB). */
