@@ -5,12 +5,12 @@
  *   "outside" the app, but lives in this process so development needs nothing else).
  *   SANDBOX_PSP_DISPATCHER=0 turns it off.
  * And on every request Next fails on its own (a page render, an action payload it cannot
- * decode), `onRequestError` tells our HTTP server what failed it (lib/http/request-scope.ts),
+ * decode), `onRequestError` tells our HTTP server what failed it (lib/request-scope.ts),
  * so a dependency outage is answered 503 and a bad payload 400 rather than 500.
  */
 import type { Instrumentation } from "next";
 // Static, so the failure is recorded synchronously — before Next writes the response's status.
-import { noteRequestFailure } from "@/lib/http/request-scope";
+import { noteRequestFailure } from "@/lib/request-scope";
 export async function register() {
   if (process.env.NEXT_RUNTIME === "nodejs") {
     const { env } = await import("@/lib/env");

@@ -14,7 +14,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { isTrouble, troubleDelayMs, troubleMessage } from "@/components/trouble";
 import { formatCount } from "@/lib/format";
 import { estimatedPreQueuePosition, pollDelayMs, preQueueTurnNear } from "@/lib/waiting-room/draw";
-import type { FanQueueStatus, PublicQueueStatus } from "@/lib/waiting-room/queue";
+import type { FanQueueStatus, PublicQueueStatus } from "@/lib/waiting-room/room";
 
 type Fan = FanQueueStatus & { admissionToken: string | null };
 const jitter = (ms: number) => ms * (0.75 + Math.random() * 0.5);

@@ -17,6 +17,7 @@ import postgres, { type Sql } from "postgres";
 import * as schema from "@/db/schema";
 import { noteDependencyFailure, troubledDependency } from "@/lib/dependency-state";
 import { env } from "@/lib/env";
+import { noteTiming } from "@/lib/request-scope";
 
 export type Db = PostgresJsDatabase<typeof schema>;
 
@@ -55,7 +56,13 @@ function boundQuery<Q extends Thenable>(query: Q, cache: Cache): Q {
               reject(timedOut(ms));
             }, ms);
           });
-          return Promise.race([Promise.resolve(target), deadline]).finally(() => clearTimeout(timer)).then(onFulfilled, onRejected);
+          const started = performance.now();
+          return Promise.race([Promise.resolve(target), deadline])
+            .finally(() => {
+              clearTimeout(timer);
+              noteTiming("postgres", performance.now() - started);
+            })
+            .then(onFulfilled, onRejected);
         };
       }
       const value = Reflect.get(target, prop, receiver);

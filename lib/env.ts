@@ -87,6 +87,10 @@ const schema = z
      */
     TRUSTED_PROXY_HOPS: z.coerce.number().int("must be a whole number").min(0).max(10).default(0),
     PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+    /** Port of the standalone door process (scripts/door.ts). */
+    DOOR_PORT: z.coerce.number().int().min(1).max(65535).default(3001),
+    /** Where the app forwards the door's paths (/api/events/:id/queue…), e.g. http://127.0.0.1:3001; unset: the app answers them itself. */
+    DOOR_URL: z.string().url().optional(),
     /** The address `npm start` binds to (default: 127.0.0.1 for a loopback APP_URL, else 0.0.0.0). */
     HOST: z.string().regex(/^[0-9A-Za-z.:[\]-]+$/, "must be a host name or an IP address, e.g. 127.0.0.1 or 0.0.0.0").optional(),
     BETTER_AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),

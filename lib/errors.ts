@@ -24,6 +24,7 @@ export type ErrorKind =
   | "unauthorized"
   | "forbidden"
   | "not_found"
+  | "method_not_allowed"
   | "conflict"
   | "payload_too_large"
   | "unsupported_media_type"
@@ -39,6 +40,7 @@ const STATUS_OF: Readonly<Record<ErrorKind, number>> = Object.freeze({
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -178,6 +180,29 @@ export function postgresUnavailable(cause: unknown): AppError {
     detail: cause instanceof Error ? cause.message : String(cause),
     cause,
   });
+}
+
+/** A throttled request (429 `rate_limited`): how long to wait, in whole seconds (≥ 1), as `retryAfter`. */
+export class RateLimitedError extends AppError {
+  constructor(retryAfterSeconds: number) {
+    super("rate_limited", "rate_limited", `Too many requests. Please wait ${retryAfterSeconds} second${retryAfterSeconds === 1 ? "" : "s"} and try again.`, { retryAfter: retryAfterSeconds });
+  }
+}
+
+/**
+ * Redis is down, unreachable or too slow: 503 with `Retry-After` (docs/design.md "Edges").
+ * The TCP client (lib/redis-tcp.ts) raises it instead of an error reply, the door
+ * (lib/door/handler.ts) for a REST call that failed at the network, so callers and the
+ * wrappers see an outage, not a bug.
+ */
+export class RedisUnavailableError extends AppError {
+  constructor(detail: string) {
+    noteDependencyFailure("redis");
+    super("unavailable", "redis_unavailable", "We're having trouble on our side right now (our queue and seat service is not answering). Your place and your seats are kept: please try again in a few seconds.", {
+      retryAfter: OUTAGE_RETRY_AFTER_SECONDS,
+      detail: `Redis: ${detail}`,
+    });
+  }
 }
 
 /**

@@ -3,7 +3,6 @@
  * (80 bits), e.g. `evt_k3j9x0q2m4n8p1r5`. Event ids double as the Redis hash tag
  * (`{evt_…}`), so every key of one event lands in one cluster slot (docs/design.md, Redis).
  */
-import { randomBytes } from "node:crypto";
 import { z } from "zod";
 
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
@@ -13,7 +12,7 @@ export type IdPrefix = "evt" | "ven" | "ord" | "pay" | "tkt" | "hld" | "pl" | "u
 
 /** Returns a new random id `${prefix}_xxxxxxxxxxxxxxxx`. */
 export function newId(prefix: IdPrefix): string {
-  const bytes = randomBytes(16);
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
   let out = "";
   for (const byte of bytes) out += ALPHABET[byte & 31];
   return `${prefix}_${out}`;

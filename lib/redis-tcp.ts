@@ -17,22 +17,9 @@
 import { createHash } from "node:crypto";
 import IORedis, { ReplyError, type Redis as IORedisClient } from "ioredis";
 import type { Requester, UpstashRequest, UpstashResponse } from "@upstash/redis";
-import { noteDependencyFailure } from "@/lib/dependency-state";
-import { AppError, OUTAGE_RETRY_AFTER_SECONDS } from "@/lib/errors";
+import { RedisUnavailableError } from "@/lib/errors";
+import { noteTiming } from "@/lib/request-scope";
 
-/**
- * Redis is down, unreachable or too slow: 503 with `Retry-After` (docs/design.md "Edges").
- * Raised instead of an error reply, so callers and the wrappers see an outage, not a bug.
- */
-export class RedisUnavailableError extends AppError {
-  constructor(detail: string) {
-    noteDependencyFailure("redis");
-    super("unavailable", "redis_unavailable", "We're having trouble on our side right now (our queue and seat service is not answering). Your place and your seats are kept: please try again in a few seconds.", {
-      retryAfter: OUTAGE_RETRY_AFTER_SECONDS,
-      detail: `Redis: ${detail}`,
-    });
-  }
-}
 
 /** Replies that mean "this server cannot serve right now" rather than "this command is wrong". */
 const OUTAGE_REPLY = /^(LOADING|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|READONLY|BUSY)\b/;
@@ -179,18 +166,27 @@ export function createTcpRequester(options: TcpRequesterOptions): TcpRequester {
   return {
     connection,
     async request<TResult>(req: UpstashRequest): Promise<UpstashResponse<TResult>> {
-      const kind = req.path?.[0];
-      if (kind === "pipeline" || kind === "multi-exec") {
-        // The pipeline client expects the array itself as the response.
-        return (await batch(req.body as Arg[][], kind === "multi-exec")) as unknown as UpstashResponse<TResult>;
+      const started = performance.now();
+      try {
+        return await answer<TResult>(req);
+      } finally {
+        noteTiming("redis", performance.now() - started);
       }
-      if (req.path && req.path.length > 0) {
-        return { error: `Unsupported REST path over TCP: /${req.path.join("/")}` };
-      }
-      return (await one(req.body as Arg[])) as UpstashResponse<TResult>;
     },
     async close() {
       await connection.quit().catch(() => connection.disconnect());
     },
   };
+
+  async function answer<TResult>(req: UpstashRequest): Promise<UpstashResponse<TResult>> {
+    const kind = req.path?.[0];
+    if (kind === "pipeline" || kind === "multi-exec") {
+      // The pipeline client expects the array itself as the response.
+      return (await batch(req.body as Arg[][], kind === "multi-exec")) as unknown as UpstashResponse<TResult>;
+    }
+    if (req.path && req.path.length > 0) {
+      return { error: `Unsupported REST path over TCP: /${req.path.join("/")}` };
+    }
+    return (await one(req.body as Arg[])) as UpstashResponse<TResult>;
+  }
 }

@@ -18,6 +18,11 @@ import { AppError, asAppError } from "@/lib/errors";
 export interface RequestScope {
   /** The first failure Next reported for this request, as an AppError when it is one we understand. */
   failure?: AppError;
+  /**
+   * Time spent waiting on each dependency during the request (ms, the sum of its calls'
+   * durations: concurrent calls overlap), for the `Server-Timing` header the server writes.
+   */
+  timings?: { redis: number; postgres: number };
 }
 
 const KEY = Symbol.for("stararena.requestScope");
@@ -51,4 +56,15 @@ export function noteRequestFailure(error: unknown, context: ErrorContext = {}): 
   else if (context.routeType === "action") {
     scope.failure = new AppError("bad_request", "invalid_action_payload", "This page sent something we could not read. Reload it and try again.");
   }
+}
+
+/**
+ * Adds `ms` spent on `part` to the current request's timings (lib/redis-tcp.ts and lib/db.ts
+ * call it for every command and query); nothing outside a request.
+ */
+export function noteTiming(part: "redis" | "postgres", ms: number): void {
+  const scope = requestScopes().getStore();
+  if (!scope) return;
+  scope.timings ??= { redis: 0, postgres: 0 };
+  scope.timings[part] += ms;
 }

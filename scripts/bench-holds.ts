@@ -1,16 +1,21 @@
 /**
  * `npm run bench:holds`: the hold path's raw speed against references measured in the
- * same run (docs/design.md targets):
+ * same run (docs/design.md targets), on the same 20,000-seat show and concurrency:
  *   A. a trivial EVALSHA (`return 1`) through the app's Redis client — the ceiling;
  *   B. the hold Lua (explicit one-seat holds on distinct seats of the 20,000-seat arena);
- *   C. a Postgres hot-row hold (`UPDATE … SET remaining = remaining - 1 WHERE remaining > 0`).
- * Targets: B ≥ 50 % of A; B ≥ 10 × C under the same concurrency. Medians of interleaved rounds.
- * Flags: --ops N (per run, default 20000), --concurrency N (default 50), --rounds N (default 3).
+ *   C. a Postgres hot-row hold (`UPDATE … SET remaining = remaining - 1 WHERE remaining > 0`);
+ *   D. the open-source peers' hold strategies as their code documents them (scripts/lib/peer-holds.ts):
+ *      pretix (sorted advisory locks, recount), alf.io (FOR UPDATE SKIP LOCKED), Hi.Events (event lock, recount).
+ * Targets: B ≥ 50 % of A; B ≥ 10 × C. Each row: ops/s, p50/p99 per operation, and whether any
+ * seat was held twice. Medians of interleaved rounds.
+ * Flags: --ops N (per run, default 20000), --peer-ops N (per peer run, default 5000),
+ * --concurrency N (default 50), --rounds N (default 3).
  */
 import { cpus } from "node:os";
 import postgres from "postgres";
 import { loadProjectEnv } from "./load-env";
 import { median } from "./lib/bench-server";
+import { alfioHold, doubleHeld, hiEventsHold, preparePeerTables, pretixHold, resetPeerTables, type PeerHold } from "./lib/peer-holds";
 import { deleteKeys } from "@/lib/redis-keys";
 import { dropDatabase, ensureDatabase, runMigrations } from "@/lib/migrations";
 import { closeDb, db } from "@/lib/db";
@@ -29,6 +34,7 @@ const arg = (name: string, fallback: number) => {
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
 };
 const OPS = arg("ops", 20_000);
+const PEER_OPS = arg("peer-ops", 5_000);
 const CONCURRENCY = arg("concurrency", 50);
 const ROUNDS = arg("rounds", 3);
 const log = (s: string) => console.log(`[bench:holds] ${s}`);
@@ -38,16 +44,32 @@ base.pathname = "/stararena_bench_holds";
 process.env.DATABASE_URL = base.toString();
 process.env.REDIS_KEY_PREFIX = "benchholds:";
 
-/** Runs `op(i)` for i in [0, n) with `concurrency` in flight; returns operations per second. */
-async function run(n: number, concurrency: number, op: (i: number) => Promise<unknown>): Promise<number> {
+/** One run's figures: operations per second and per-operation latency percentiles (ms). */
+interface Run {
+  opsPerSecond: number;
+  p50: number;
+  p99: number;
+}
+
+/** Runs `op(i)` for i in [0, n) with `concurrency` in flight; returns ops/s and latency percentiles. */
+async function run(n: number, concurrency: number, op: (i: number) => Promise<unknown>): Promise<Run> {
   let next = 0;
+  const latencies: number[] = [];
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (next < n) await op(next++);
+      while (next < n) {
+        const i = next++;
+        const t = performance.now();
+        await op(i);
+        latencies.push(performance.now() - t);
+      }
     }),
   );
-  return n / ((performance.now() - started) / 1000);
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)]!;
+  return { opsPerSecond: n / seconds, p50: at(0.5), p99: at(0.99) };
 }
 
 log("preparing stararena_bench_holds: a 20,000-seat arena show…");
@@ -60,7 +82,15 @@ const seatsPerRun = 20_000;
 const pg = postgres(process.env.DATABASE_URL, { max: CONCURRENCY, onnotice: () => {} });
 await pg`create table if not exists bench_hot_row (id int primary key, remaining int not null)`;
 
-const results = { trivial: [] as number[], hold: [] as number[], pgHot: [] as number[] };
+await preparePeerTables(pg, seatsPerRun);
+const PEERS: [string, string, PeerHold][] = [
+  ["pretix: sorted advisory locks (quota, seat), recount, write", "pretix", pretixHold],
+  ["alf.io: FOR UPDATE SKIP LOCKED on pre-created seat rows", "alfio", alfioHold],
+  ["Hi.Events: advisory lock per event, recount, insert", "hi.events", hiEventsHold],
+];
+const results: Record<string, Run[]> = { trivial: [], hold: [], pgHot: [], ...Object.fromEntries(PEERS.map(([, key]) => [key, []])) };
+const twice: Record<string, number> = { hold: 0, ...Object.fromEntries(PEERS.map(([, key]) => [key, 0])) };
+const fmt = (r: Run) => `${Math.round(r.opsPerSecond)}/s (p99 ${r.p99.toFixed(1)} ms)`;
 for (let round = 1; round <= ROUNDS; round++) {
   // A fresh show per round so every hold claims a free seat.
   const { eventId } = await createEvent(db(), {
@@ -80,32 +110,46 @@ for (let round = 1; round <= ROUNDS; round++) {
   const ops = Math.min(OPS, seatsPerRun);
 
   log(`round ${round}/${ROUNDS}: trivial EVALSHA ×${ops}…`);
-  results.trivial.push(await run(ops, CONCURRENCY, () => trivial.exec([], [])));
+  results.trivial!.push(await run(ops, CONCURRENCY, () => trivial.exec([], [])));
 
   log(`round ${round}/${ROUNDS}: hold Lua ×${ops} (one seat each, distinct seats, 1,000 fans)…`);
   const expiresAt = new Date(Date.now() + 15 * 60_000);
-  results.hold.push(
-    await run(ops, CONCURRENCY, (i) =>
-      holdInRedis({ eventId, holdId: newId("hld"), fanId: `usr_bench${i % 1_000}`, expiresAt, perFanLimit: 50, request: { kind: "seats", ordinals: [i] } }),
+  const heldSeats: number[] = [];
+  results.hold!.push(
+    await run(ops, CONCURRENCY, async (i) =>
+      heldSeats.push(...(await holdInRedis({ eventId, holdId: newId("hld"), fanId: `usr_bench${i % 1_000}`, expiresAt, perFanLimit: 50, request: { kind: "seats", ordinals: [i] } }))),
     ),
   );
+  twice.hold! += heldSeats.length - new Set(heldSeats).size;
 
   log(`round ${round}/${ROUNDS}: Postgres hot-row hold ×${ops}…`);
   await pg`insert into bench_hot_row (id, remaining) values (1, ${ops}) on conflict (id) do update set remaining = excluded.remaining`;
-  results.pgHot.push(await run(ops, CONCURRENCY, () => pg`update bench_hot_row set remaining = remaining - 1 where id = 1 and remaining > 0`));
-  log(`  trivial ${Math.round(results.trivial.at(-1)!)}/s, hold ${Math.round(results.hold.at(-1)!)}/s, Postgres hot row ${Math.round(results.pgHot.at(-1)!)}/s`);
+  results.pgHot!.push(await run(ops, CONCURRENCY, () => pg`update bench_hot_row set remaining = remaining - 1 where id = 1 and remaining > 0`));
+
+  const peerOps = Math.min(PEER_OPS, seatsPerRun);
+  for (const [name, key, hold] of PEERS) {
+    log(`round ${round}/${ROUNDS}: ${name} ×${peerOps}…`);
+    await resetPeerTables(pg, seatsPerRun);
+    results[key]!.push(await run(peerOps, CONCURRENCY, (i) => hold(pg, i)));
+    twice[key]! += await doubleHeld(pg, key);
+  }
+  log(`  trivial ${fmt(results.trivial!.at(-1)!)}, hold ${fmt(results.hold!.at(-1)!)}, Postgres hot row ${fmt(results.pgHot!.at(-1)!)}, ${PEERS.map(([, key]) => `${key} ${fmt(results[key]!.at(-1)!)}`).join(", ")}`);
 }
 
-const t = median(results.trivial);
-const h = median(results.hold);
-const p = median(results.pgHot);
+const m = (key: string, f: (r: Run) => number) => median(results[key]!.map(f));
+const t = m("trivial", (r) => r.opsPerSecond);
+const h = m("hold", (r) => r.opsPerSecond);
+const p = m("pgHot", (r) => r.opsPerSecond);
 console.log(`\nMachine: ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, Node ${process.version}; Redis and Postgres on the same host.`);
-console.log(`Medians of ${ROUNDS} interleaved rounds, ${Math.min(OPS, seatsPerRun)} operations each, ${CONCURRENCY} in flight:\n`);
-console.log("| operation | ops/s (median) | ratio | target |");
-console.log("|---|---|---|---|");
-console.log(`| trivial EVALSHA (\`return 1\`) | ${Math.round(t)} | 1.00 | reference |`);
-console.log(`| hold Lua, one seat | ${Math.round(h)} | ${(h / t).toFixed(2)} of trivial | ≥ 0.50 |`);
-console.log(`| Postgres hot-row hold | ${Math.round(p)} | hold Lua is ${(h / p).toFixed(1)}× | ≥ 10× |`);
+console.log(`Medians of ${ROUNDS} interleaved rounds, ${CONCURRENCY} in flight; ${Math.min(OPS, seatsPerRun).toLocaleString("en")} operations per run (peers: ${Math.min(PEER_OPS, seatsPerRun).toLocaleString("en")}), a ${seatsPerRun.toLocaleString("en")}-seat show:\n`);
+console.log("| operation | ops/s (median) | p50 ms | p99 ms | seats held twice | vs StarArena's hold | target |");
+console.log("|---|---|---|---|---|---|---|");
+const row = (label: string, key: string, extra: string, target: string, held: string) =>
+  console.log(`| ${label} | ${Math.round(m(key, (r) => r.opsPerSecond))} | ${m(key, (r) => r.p50).toFixed(1)} | ${m(key, (r) => r.p99).toFixed(1)} | ${held} | ${extra} | ${target} |`);
+row("trivial EVALSHA (`return 1`)", "trivial", "ceiling: hold is " + (h / t).toFixed(2) + " of it", "hold ≥ 0.50 of it", "–");
+row("**StarArena: hold Lua, one seat**", "hold", "1.00", "", String(twice.hold));
+row("Postgres hot-row hold", "pgHot", `hold is ${(h / p).toFixed(1)}×`, "hold ≥ 10×", "–");
+for (const [name, key] of PEERS) row(name, key, `hold is ${(h / m(key, (r) => r.opsPerSecond)).toFixed(1)}×`, "", String(twice[key]));
 
 await pg`drop table if exists bench_hot_row`;
 await pg.end();

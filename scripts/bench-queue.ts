@@ -1,11 +1,15 @@
 /**
- * `npm run bench:queue`: requests per second through the real waiting-room routes
- * (public status GET, join POST) next to the app's minimal route (/api/ping) in the
- * same run, on this machine, and the instance count that 60,000 req/s at the door
- * (docs/design.md's reference case) would need. Rounds are interleaved; medians reported.
+ * `npm run bench:queue`: requests per second at the door, in one run, on this machine:
+ *  - references: a bare Node HTTP server answering a constant (the load generator's own
+ *    ceiling here) and the app's minimal Next route (GET /api/ping);
+ *  - the waiting room's routes served by Next (the door handler inside the app: status GET, join POST);
+ *  - the same routes served by the standalone door (scripts/door.ts): status, join (one Redis
+ *    call each), and join retried with the fan's queue ticket (no Redis call while the fan waits).
+ * Rounds are interleaved; medians reported, ratios against the minimal Next route of the same run.
  *
- * Flags: --seconds N (per run, default 8), --rounds N (default 3), --connections N (default 50).
+ * Flags: --seconds N (per run, default 8), --rounds N (default 3), --connections N (default 50), --fans N (20000).
  */
+import { spawn } from "node:child_process";
 import { cpus } from "node:os";
 import { loadProjectEnv } from "./load-env";
 import { load, median, startBenchServer, type RunResult } from "./lib/bench-server";
@@ -18,43 +22,64 @@ const arg = (name: string, fallback: number) => {
 const seconds = arg("seconds", 8);
 const rounds = arg("rounds", 3);
 const connections = arg("connections", 50);
+const FANS = arg("fans", 20_000);
 const log = (s: string) => console.log(`[bench:queue] ${s}`);
 
-const server = await startBenchServer(3210, log);
+/** A bare node:http server answering a constant JSON body: what this machine and load generator can do at best. */
+function startBareNode(port: number): { url: string; stop(): void } {
+  const child = spawn(process.execPath, ["-e", `require("node:http").createServer((q, s) => { s.writeHead(200, { "content-type": "application/json" }); s.end('{"ok":true}'); }).listen(${port}, "127.0.0.1")`], { stdio: "ignore" });
+  return { url: `http://127.0.0.1:${port}`, stop: () => child.kill() };
+}
+
+const server = await startBenchServer(3210, log, { doorPort: 3211 });
+const bare = startBareNode(3212);
 try {
+  const { closeDb, db } = await import("@/lib/db");
+  const { env } = await import("@/lib/env");
+  const { createFansWithSessions } = await import("@/lib/simulator/sessions");
   const html = await (await fetch(`${server.url}/events/studio-session`)).text();
   const eventId = /evt_[0-9a-z]+/.exec(html)![0];
 
-  // Fans with sessions: sign-ups from distinct (forwarded) addresses, as a CDN would pass them on.
-  const FANS = 200;
-  log(`creating ${FANS} fan sessions…`);
-  const cookies: string[] = [];
-  for (let i = 0; i < FANS; i++) {
-    const res = await fetch(`${server.url}/api/auth/sign-up/email`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "x-forwarded-for": `10.9.${i >> 8}.${i & 255}`, origin: server.url },
-      body: JSON.stringify({ email: `bench-${i}-${Date.now()}@bench.test`, password: "bench-password-1", name: `Bench ${i}` }),
-    });
-    const setCookie = res.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
-    if (!res.ok || !setCookie) throw new Error(`sign-up failed: ${res.status} ${await res.text()}`);
-    cookies.push(setCookie);
-    if ((i + 1) % 50 === 0) log(`  ${i + 1}/${FANS}`);
-  }
+  // Fans with sessions, straight in the database (signed cookies as a browser holds them after signing in).
+  log(`creating ${FANS.toLocaleString("en")} fan sessions…`);
+  const fans = await createFansWithSessions(db(), FANS, { secret: env().BETTER_AUTH_SECRET, runTag: Date.now().toString(36) });
+  await closeDb();
+  const cookies = fans.map((f) => `better-auth.session_token=${f.sessionCookie}; better-auth.session_data=${f.sessionDataCookie}`);
 
   let n = 0;
   const ip = () => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n++ & 255}`;
-  const scenarios: Record<string, () => Promise<RunResult>> = {
-    "minimal route  GET /api/ping": () => load({ url: `${server.url}/api/ping`, seconds, connections }),
-    "queue status   GET /api/events/:id/queue": () =>
-      load({ url: `${server.url}/api/events/${eventId}/queue`, seconds, connections, setupRequest: (r) => ({ ...r, headers: { ...r.headers, "x-forwarded-for": ip() } }) }),
-    "queue join     POST /api/events/:id/queue": () =>
-      load({
-        url: `${server.url}/api/events/${eventId}/queue`,
-        method: "POST",
-        seconds,
-        connections,
-        setupRequest: (r) => ({ ...r, method: "POST", headers: { ...r.headers, cookie: cookies[n % FANS]!, "x-forwarded-for": ip() } }),
+  const origin = server.url;
+  // One join per fan through the door, to collect each fan's queue ticket for the "retried" scenario.
+  log("joining once per fan through the door (queue tickets for the retry scenario)…");
+  const ticketed: string[] = [];
+  for (let i = 0; i < Math.min(FANS, 2_000); i += 50) {
+    await Promise.all(
+      cookies.slice(i, i + 50).map(async (c) => {
+        const r = await fetch(`${server.doorUrl}/api/events/${eventId}/queue`, { method: "POST", headers: { cookie: c, origin, "x-forwarded-for": ip() } });
+        const ticket = r.headers.getSetCookie().find((s) => s.startsWith("sa_queue_"))?.split(";")[0];
+        if (!r.ok || !ticket) throw new Error(`door join failed: ${r.status} ${await r.text()}`);
+        ticketed.push(`${c}; ${ticket}`);
       }),
+    );
+  }
+
+  const status = (base: string) => () => load({ url: `${base}/api/events/${eventId}/queue`, seconds, connections, setupRequest: (r) => ({ ...r, headers: { ...r.headers, "x-forwarded-for": ip() } }) });
+  const join = (base: string, jar: string[]) => () =>
+    load({
+      url: `${base}/api/events/${eventId}/queue`,
+      method: "POST",
+      seconds,
+      connections,
+      setupRequest: (r) => ({ ...r, method: "POST", headers: { ...r.headers, cookie: jar[n % jar.length]!, origin, "x-forwarded-for": ip() } }),
+    });
+  const scenarios: Record<string, () => Promise<RunResult>> = {
+    "bare Node (constant answer)": () => load({ url: bare.url, seconds, connections }),
+    "Next minimal route GET /api/ping": () => load({ url: `${server.url}/api/ping`, seconds, connections }),
+    "Next: queue status GET": status(server.url),
+    "Next: queue join POST": join(server.url, cookies),
+    "door: queue status GET": status(server.doorUrl!),
+    "door: queue join POST (Redis)": join(server.doorUrl!, cookies),
+    "door: join retried with ticket": join(server.doorUrl!, ticketed),
   };
   const results: Record<string, RunResult[]> = Object.fromEntries(Object.keys(scenarios).map((k) => [k, []]));
   for (let round = 1; round <= rounds; round++) {
@@ -66,21 +91,20 @@ try {
     }
   }
 
-  const minimal = median(results["minimal route  GET /api/ping"]!.map((r) => r.rps));
-  console.log(`\nMachine: ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, Node ${process.version}; one Next.js process, load generator on the same machine.`);
+  const rps = (name: string) => median(results[name]!.map((r) => r.rps));
+  const minimal = rps("Next minimal route GET /api/ping");
+  console.log(`\nMachine: ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, Node ${process.version}; one Next.js process, one door process, load generator (autocannon, one thread) on the same machine.`);
   console.log(`Medians of ${rounds} interleaved ${seconds}-s runs, ${connections} connections:\n`);
-  console.log("| route | req/s (median) | vs minimal | p50 ms | p99 ms | non-2xx |");
+  console.log("| route | req/s (median) | vs Next minimal | p50 ms | p99 ms | non-2xx |");
   console.log("|---|---|---|---|---|---|");
   for (const [name, rs] of Object.entries(results)) {
-    const rps = median(rs.map((r) => r.rps));
-    console.log(
-      `| ${name.replace(/\s+/g, " ")} | ${Math.round(rps)} | ${(rps / minimal).toFixed(2)} | ${median(rs.map((r) => r.p50))} | ${median(rs.map((r) => r.p99))} | ${rs.reduce((a, r) => a + r.non2xx, 0)} |`,
-    );
+    console.log(`| ${name} | ${Math.round(rps(name))} | ${(rps(name) / minimal).toFixed(2)} | ${median(rs.map((r) => r.p50))} | ${median(rs.map((r) => r.p99))} | ${rs.reduce((a, r) => a + r.non2xx, 0)} |`);
   }
-  const status = median(results["queue status   GET /api/events/:id/queue"]!.map((r) => r.rps));
-  const join = median(results["queue join     POST /api/events/:id/queue"]!.map((r) => r.rps));
-  console.log(`\n60,000 req/s at the door, all reaching the origin: ${Math.ceil(60_000 / status)} instances for status, ${Math.ceil(60_000 / join)} for joins (at this machine's per-instance rate).`);
-  console.log(`With status cached by a CDN for 1 s (Cache-Control s-maxage=1), the origin sees about one status request per event per second per edge location.`);
+  const doorJoin = rps("door: queue join POST (Redis)");
+  const doorStatus = rps("door: queue status GET");
+  console.log(`\nDoor join ${(doorJoin / minimal).toFixed(1)}× the Next minimal route (bar ≥ 5×, target 10×); door status ${(doorStatus / minimal).toFixed(1)}× (target 10×).`);
+  console.log(`60,000 req/s at the door, all reaching the origin: ${Math.ceil(60_000 / doorJoin)} door processes for joins (${Math.ceil(60_000 / rps("Next: queue join POST"))} Next instances), at this machine's per-process rate.`);
 } finally {
+  bare.stop();
   await server.stop();
 }

@@ -1,7 +1,8 @@
 /**
  * The server Playwright tests run against: a fresh database (`stararena_e2e`, dropped
  * and recreated each run) seeded with the demo data, its own Redis key prefix, and the
- * production build (built first if missing or stale). Started by playwright.config.ts.
+ * production build (built first if missing or stale), served as `npm start` serves it (the
+ * server, the standalone door behind it, the worker). Started by playwright.config.ts.
  */
 import { buildIfNeeded, clearRenderedPages } from "./lib/build";
 import { supervise } from "./lib/processes";
@@ -36,8 +37,11 @@ await closeDb();
 buildIfNeeded((line) => console.log(line));
 clearRenderedPages();
 
+// As `npm start` runs it: the server forwards the waiting room's paths to the standalone door.
+const doorPort = process.env.E2E_DOOR_PORT ?? String(Number(port) + 1);
 const tree = supervise([
-  { name: "server", script: "scripts/serve.ts", args: ["-p", port, "-H", "127.0.0.1"] },
+  { name: "server", script: "scripts/serve.ts", args: ["-p", port, "-H", "127.0.0.1"], env: { ...process.env, DOOR_URL: `http://127.0.0.1:${doorPort}` } },
+  { name: "door", script: "scripts/door.ts", args: ["-p", doorPort, "-H", "127.0.0.1"], env: { ...process.env, TRUSTED_PROXY_HOPS: "1", DATABASE_POOL_MAX: "3" } },
   { name: "worker", script: "scripts/worker.ts", env: { ...process.env, WORKER_INTERVAL_MS: "1000" } },
 ]);
 process.exit(await tree.done);

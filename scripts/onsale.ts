@@ -31,7 +31,7 @@ const USAGE = `npm run onsale -- [flags]
   --small             the CI variant: 500 seats, 5,000 fans, shorter phases
   --hold-minutes N    hold time of the simulated show (1), so abandoned holds return within the run
   --rate N --cap N    admission rate (fans/min, 4800) and active cap (1500)
-  --time-limit S      seconds of sale after the on-sale before stopping (480; --small: 150)
+  --time-limit S      seconds of sale after the on-sale before stopping (480; --small: 240)
   --budget S          the whole run's time bound, setup to report (600; 0 = none): the sale stops early
                       enough to leave room for the holds to run out, the sweeps to converge and the checks
   --pre-seconds S     pre-queue window before the on-sale (45)   --pre-share F  share of fans arriving in it (0.5)
@@ -46,6 +46,8 @@ const USAGE = `npm run onsale -- [flags]
   --json FILE         write the report (and FILE.html, the chart)
   --url URL           drive an already running StarArena instead of starting one (its env must match)
   --port N (3300) --instances N (2) --build auto|always|never --keep (keep the database)
+  --door-p99-ms N      the bound on the door's server-side join p99 (100): over it, the run fails
+  --door-port N (3390) the standalone door (scripts/door.ts) serving the waiting room's paths   --no-door  Next serves them
 Env ONSALE_APP_NODE_ARGS: node flags for the app instances only (e.g. "--cpu-prof --cpu-prof-dir=DIR").`;
 const argv = process.argv.slice(2);
 const KNOWN = new Set(USAGE.match(/--[a-z-]+/g));
@@ -74,7 +76,7 @@ const cfg = {
   holdMinutes: num("hold-minutes", 1),
   rate: num("rate", small ? 1_500 : 4_800),
   cap: num("cap", small ? 300 : 1_500),
-  timeLimit: num("time-limit", small ? 150 : 480),
+  timeLimit: num("time-limit", small ? 240 : 480),
   budget: num("budget", small ? 0 : 600),
   preSeconds: num("pre-seconds", small ? 8 : 45),
   preShare: num("pre-share", 0.5),
@@ -102,6 +104,9 @@ const cfg = {
   keep: has("keep"),
   outage: has("outage"),
   outageSeconds: num("outage-seconds", 8),
+  doorPort: num("door-port", 3390),
+  doorP99Ms: num("door-p99-ms", 100),
+  noDoor: has("no-door"),
 };
 const log = (s: string) => console.log(`[onsale ${new Date().toISOString().slice(11, 19)}] ${s}`);
 /**
@@ -150,13 +155,14 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 // ---------- setup ----------
 const tStart = Date.now();
 if (cfg.outage && cfg.url) throw new Error("--outage needs the simulator's own server (no --url): it breaks that server's dependencies");
-const deps = cfg.url ? undefined : await prepareOwnServer({ baseUrls, port: cfg.port, build: cfg.build, reconcileEveryMs: RECONCILE_EVERY_MS, log, outage: cfg.outage });
+const doorUrl = cfg.url || cfg.noDoor ? undefined : `http://127.0.0.1:${cfg.doorPort}`;
+const deps = cfg.url ? undefined : await prepareOwnServer({ baseUrls, port: cfg.port, build: cfg.build, reconcileEveryMs: RECONCILE_EVERY_MS, log, outage: cfg.outage, doorUrl });
 const runTag = Date.now().toString(36);
 log(`creating ${cfg.fans.toLocaleString("en")} fans with sessions…`);
 // (With --outage, one more: the probe fan, who never queues.)
 const fans = await createFansWithSessions(db(), cfg.fans + (cfg.outage ? 1 : 0), { secret: env().BETTER_AUTH_SECRET, runTag, onProgress: (d) => d % 25_000 === 0 && log(`  ${d.toLocaleString("en")} fans`) });
 
-const client = new SimClient(baseUrls, cfg.connections, cfg.doorShare);
+const client = new SimClient(baseUrls, cfg.connections, cfg.doorShare, doorUrl);
 const ipOf = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
 // Fans arrive signed in: the session cookie and better-auth's cookie cache, as a browser holds them.
 const jars: CookieJar[] = fans.map((f) => new Map([[SESSION_COOKIE, f.sessionCookie], [SESSION_DATA_COOKIE, f.sessionDataCookie]]));
@@ -267,7 +273,22 @@ const invariants = await checkInvariants(db(), { eventId, graceMs: 0 });
 const fairness = await fairnessOf(eventId, sale.preJoins, sale.laterJoins);
 // A forged capture webhook the app accepted is a hole, even if reconciliation voided it later.
 const outageReports = await outages;
-const violations = { ...R.violations(invariants, fairness), forgedWebhooksAccepted: counters.forgedAccepted, ...(cfg.outage ? outageViolations(outageReports) : {}) };
+// Seats sold once everything settled (payments in flight when the sale stopped may have completed since).
+{
+  const [{ n } = { n: 0 }] = (await db().execute(sql`select count(*)::int as n from line_items where event_id = ${eventId} and status = 'sold'`)) as unknown as { n: number }[];
+  sold = n;
+}
+// The job itself: sold out (or every queued fan had its turn), every fan who tried got a place, a door within its bound.
+const joinServerTimes = client.stats.get("queue join")?.server ?? [];
+const job = R.jobViolations({
+  capacity,
+  sold,
+  queueExhausted: lastPublic.servingCounter >= lastPublic.queueLength,
+  fansNeverQueued: counters.joinFailed,
+  doorJoinP99Ms: R.percentile(joinServerTimes, 0.99),
+  doorP99BoundMs: cfg.doorP99Ms,
+});
+const violations = { ...R.violations(invariants, fairness), forgedWebhooksAccepted: counters.forgedAccepted, ...job, ...(cfg.outage ? outageViolations(outageReports) : {}) };
 const ok = R.passed(violations) && converged;
 
 // ---------- report ----------
@@ -288,6 +309,9 @@ const endpointStats = Object.fromEntries(
       p50: R.percentile(s.latencies, 0.5),
       p95: R.percentile(s.latencies, 0.95),
       p99: R.percentile(s.latencies, 0.99),
+      server: { p50: R.percentile(s.server, 0.5), p95: R.percentile(s.server, 0.95), p99: R.percentile(s.server, 0.99) },
+      queuedInSimulator: { p50: R.percentile(s.queued, 0.5), p95: R.percentile(s.queued, 0.95), p99: R.percentile(s.queued, 0.99) },
+      serverParts: Object.fromEntries(Object.entries(s.serverParts).map(([part, xs]) => [part, { p50: R.percentile(xs, 0.5), p99: R.percentile(xs, 0.99) }])),
     },
   ]),
 );
@@ -340,8 +364,13 @@ console.log(
   `fairness: pre-queue ${fairness.preQueueFans} fans, permutation ${fairness.preQueuePermutation}, rho ${fairness.preQueueRho.toFixed(4)} (|rho| ≤ ${fairness.preQueueRhoBound.toFixed(4)}); later ${fairness.laterFans} fans, FIFO violations ${fairness.fifoViolations}, rho ${fairness.laterRho.toFixed(4)}`,
 );
 console.log(`throughput: ${JSON.stringify(report.throughput)}`);
-console.log("| endpoint | requests | req/s | p50 ms | p95 ms | p99 ms |\n|---|---|---|---|---|---|");
-for (const [name, s] of Object.entries(endpointStats)) console.log(`| ${name} | ${s.requests} | ${s.perSecond} | ${s.p50} | ${s.p95} | ${s.p99} |`);
+const ms = (v: number | null) => (v === null ? "–" : v < 10 ? v.toFixed(1) : String(Math.round(v)));
+console.log("Latency per endpoint (ms): what the fan saw; the server's own time (Server-Timing); the time the request waited inside the simulator for a socket.");
+console.log("| endpoint | requests | req/s | fan p50 | fan p95 | fan p99 | server p50 | server p95 | server p99 | of which p99: redis · postgres | queued p50 | queued p99 |\n|---|---|---|---|---|---|---|---|---|---|---|---|");
+for (const [name, s] of Object.entries(endpointStats))
+  console.log(
+    `| ${name} | ${s.requests} | ${s.perSecond} | ${ms(s.p50)} | ${ms(s.p95)} | ${ms(s.p99)} | ${ms(s.server.p50)} | ${ms(s.server.p95)} | ${ms(s.server.p99)} | ${ms(s.serverParts.redis?.p99 ?? null)} · ${ms(s.serverParts.postgres?.p99 ?? null)} | ${ms(s.queuedInSimulator.p50)} | ${ms(s.queuedInSimulator.p99)} |`,
+  );
 console.log(`errors: ${JSON.stringify(report.errors)}`);
 console.log(`discrepancies found and handled during the run: ${JSON.stringify(repairs)}`);
 for (const o of outageReports) {

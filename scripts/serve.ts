@@ -8,11 +8,13 @@
  *  1. the client address is resolved from the socket and TRUSTED_PROXY_HOPS and written into
  *     `x-stararena-client-ip`, replacing whatever the caller sent (lib/client-ip.ts);
  *  2. the edge rules (lib/http/edge.ts): malformed or control-character paths → 400, server
- *     actions from foreign origins → 403, answered with the one error model;
- *  3. the request runs inside a RequestScope (lib/http/request-scope.ts): when Next fails it
+ *     actions from foreign origins → 403, answered with the one error model; then, with
+ *     DOOR_URL set, the waiting room's paths go to the standalone door (scripts/door.ts) as they came;
+ *  3. the request runs inside a RequestScope (lib/request-scope.ts): when Next fails it
  *     with an error we understand (a dependency outage, an undecodable action payload), the
  *     500 Next was about to send becomes that error's status (503 + Retry-After, 400);
- *  4. it is bounded in time: 1.5 s while Postgres or Redis is known to be in trouble (a probe asks
+ *  4. its answer carries `Server-Timing` (total to the first byte, time on Redis and Postgres);
+ *  5. it is bounded in time: 1.5 s while Postgres or Redis is known to be in trouble (a probe asks
  *     both every second), REQUEST_TIMEOUT_MS otherwise; past that it gets a 503 with a body.
  *
  * Flags: `--dev` (Next's development server), `-p PORT` (PORT, 3000), `-H HOST` (HOST, or
@@ -20,18 +22,18 @@
  * away (an IPC channel closing: scripts/lib/processes.ts), so it is never left orphaned.
  */
 import { randomUUID } from "node:crypto";
-import { createServer, IncomingMessage, type ServerResponse } from "node:http";
+import { Agent, createServer, IncomingMessage, request as httpRequest, type ServerResponse } from "node:http";
 import next from "next";
 import { loadProjectEnv } from "./load-env";
 import { exitWithParent } from "./lib/processes";
 import { CLIENT_IP_HEADER, resolveClientIp } from "@/lib/client-ip";
 import { appOrigins, env, EnvError, isLoopbackHost } from "@/lib/env";
 import { troubledDependency, type Dependency } from "@/lib/dependency-state";
-import { AppError, asAppError, OUTAGE_RETRY_AFTER_SECONDS, postgresUnavailable, toErrorResponse } from "@/lib/errors";
+import { AppError, asAppError, OUTAGE_RETRY_AFTER_SECONDS, postgresUnavailable, RedisUnavailableError, toErrorResponse } from "@/lib/errors";
 import { checkHealth } from "@/lib/health";
-import { RedisUnavailableError } from "@/lib/redis-tcp";
+
 import { actionBodyRefusal, edgeRefusal, isActionRequest, MAX_ACTION_BODY_BYTES, wantsJson } from "@/lib/http/edge";
-import { requestScopes, type RequestScope } from "@/lib/http/request-scope";
+import { requestScopes, type RequestScope } from "@/lib/request-scope";
 
 loadProjectEnv();
 const argv = process.argv.slice(2);
@@ -83,8 +85,15 @@ async function refuse(req: IncomingMessage, res: ServerResponse, error: AppError
  */
 function followFailures(req: IncomingMessage, res: ServerResponse, scope: RequestScope): void {
   const isAction = req.headers["next-action"] !== undefined;
+  const started = performance.now();
   const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
   res.writeHead = ((status: number, ...rest: unknown[]) => {
+    // The server's own time for this answer, to its first byte, and its waits on Redis and Postgres
+    // (lib/request-scope.ts); the door's handler writes its own.
+    if (!res.headersSent && !res.hasHeader("server-timing")) {
+      const t = scope.timings;
+      res.setHeader("Server-Timing", `total;dur=${(performance.now() - started).toFixed(2)}, redis;dur=${(t?.redis ?? 0).toFixed(2)}, postgres;dur=${(t?.postgres ?? 0).toFixed(2)}`);
+    }
     const failure = scope.failure;
     if (failure && (status >= 500 || (isAction && status === 200))) {
       status = failure.status;
@@ -175,11 +184,41 @@ const app = next({ dev, hostname: host, port, dir: process.cwd(), turbopack: dev
 const handle = app.getRequestHandler();
 await app.prepare();
 
+/** The standalone door (scripts/door.ts) this server forwards the waiting room's paths to, when DOOR_URL is set. */
+const door = e.DOOR_URL ? new URL(e.DOOR_URL) : undefined;
+const doorAgent = new Agent({ keepAlive: true, maxSockets: 256 });
+const DOOR_PATH = /^\/api\/events\/[^/?]+\/queue(\/me)?\/?(\?|$)/;
+
+/**
+ * Hands a waiting-room request to the door as it came, with the client address this server
+ * resolved as the one X-Forwarded-For entry (the door trusts exactly one hop: scripts/start.ts).
+ * A door that does not answer is a 503 with a body, like any dependency.
+ */
+function toDoor(req: IncomingMessage, res: ServerResponse, target: URL): void {
+  const headers: Record<string, string | string[] | undefined> = { ...req.headers, "x-forwarded-for": String(req.headers[CLIENT_IP_HEADER]) };
+  delete headers[CLIENT_IP_HEADER];
+  const upstream = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers, agent: doorAgent, timeout: e.REQUEST_TIMEOUT_MS }, (answer) => {
+    res.writeHead(answer.statusCode ?? 502, answer.headers);
+    answer.pipe(res);
+  });
+  const unavailable = () => {
+    if (res.headersSent) return void res.destroy();
+    void refuse(req, res, new AppError("unavailable", "door_unavailable", "The waiting room is not answering right now. Your place is kept: please try again in a few seconds.", { retryAfter: OUTAGE_RETRY_AFTER_SECONDS }));
+  };
+  upstream.on("timeout", () => upstream.destroy(new Error("door timeout")));
+  upstream.on("error", unavailable);
+  req.pipe(upstream);
+}
+
 const server = createServer((req, res) => {
   req.headers[CLIENT_IP_HEADER] = resolveClientIp(req.socket.remoteAddress, req.headers["x-forwarded-for"], hops);
   const refusal = edgeRefusal(req, origins);
   if (refusal) {
     void refuse(req, res, refusal);
+    return;
+  }
+  if (door && DOOR_PATH.test(req.url ?? "")) {
+    toDoor(req, res, door);
     return;
   }
   // A server action's arguments are checked before Next decodes them (lib/http/edge.ts).

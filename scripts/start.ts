@@ -9,7 +9,8 @@
  *   5. builds the app if the build is missing or stale;
  *   6. serves it through scripts/serve.ts (Next's production server, or its development
  *      server with `--dev`) on HOST (127.0.0.1 when APP_URL is a loopback address, else
- *      0.0.0.0), with the worker beside it in one process tree (scripts/lib/processes.ts).
+ *      0.0.0.0), with the door (scripts/door.ts, the waiting room's API, forwarded to by the
+ *      server) and the worker beside it in one process tree (scripts/lib/processes.ts).
  * Ctrl-C stops everything it started; so does the server dying (the worker is restarted).
  */
 import { loadProjectEnv } from "./load-env";
@@ -62,9 +63,14 @@ try {
   // One tree (scripts/lib/processes.ts): the HTTP server (scripts/serve.ts) and the background
   // worker — hold expiry, lost payments, ticket retries, reconciliation (or the outbox relay
   // with Inngest). The worker is restarted if it dies; if the server dies, everything stops.
+  // The waiting room's paths are answered by the standalone door (scripts/door.ts, docs/adr/0014),
+  // on loopback beside the server, which forwards them (DOOR_URL) with the client address it
+  // resolved: the door trusts exactly that one hop. `DOOR_URL=` in the environment turns it off.
+  const doorUrl = process.env.DOOR_URL === "" ? undefined : `http://127.0.0.1:${e.DOOR_PORT}`;
   const tree = supervise(
     [
-      { name: "server", script: "scripts/serve.ts", args: ["-p", String(e.PORT), "-H", host, ...(dev ? ["--dev"] : [])] },
+      { name: "server", script: "scripts/serve.ts", args: ["-p", String(e.PORT), "-H", host, ...(dev ? ["--dev"] : [])], env: { ...process.env, ...(doorUrl ? { DOOR_URL: doorUrl } : {}) } },
+      ...(doorUrl ? [{ name: "door", script: "scripts/door.ts", args: ["-p", String(e.DOOR_PORT), "-H", "127.0.0.1"], restart: true, env: { ...process.env, TRUSTED_PROXY_HOPS: "1", DATABASE_POOL_MAX: "3" } }] : []),
       { name: "worker", script: "scripts/worker.ts", restart: true },
     ],
     { log },

@@ -6,8 +6,8 @@
  * fans. Tests pin both directions to the real library (lib/auth/session.test.ts,
  * lib/simulator/report.test.ts).
  */
-import { createHmac, timingSafeEqual } from "node:crypto";
 import type { SessionUser } from "@/lib/auth/user";
+import { hmacSha256, sameText, textFromBase64Url, textToBase64Url, toBase64, toBase64Url } from "@/lib/signing";
 
 /** better-auth's session cookie name (no `__Secure-` prefix over plain http). */
 export const SESSION_COOKIE = "better-auth.session_token";
@@ -20,10 +20,10 @@ export function signSessionToken(token: string, secret: string): string {
 }
 
 /** base64(HMAC-SHA256(secret, token)): the session token cookie's signature (better-call). */
-const tokenSignature = (token: string, secret: string) => createHmac("sha256", secret).update(token).digest("base64");
+const tokenSignature = (token: string, secret: string) => toBase64(hmacSha256(secret, token));
 
 /** base64url(HMAC-SHA256(secret, JSON({ ...data, expiresAt }))): the cookie cache's signature. */
-const dataSignature = (data: object, expiresAt: number, secret: string) => createHmac("sha256", secret).update(JSON.stringify({ ...data, expiresAt })).digest("base64url");
+const dataSignature = (data: object, expiresAt: number, secret: string) => toBase64Url(hmacSha256(secret, JSON.stringify({ ...data, expiresAt })));
 
 /**
  * better-auth's "compact" session cookie cache value for `session` and `user` (rows as the
@@ -40,10 +40,8 @@ export function signSessionData(
   const now = opts.now ?? Date.now();
   const data = { session, user, updatedAt: now, version: "1" };
   const expiresAt = now + opts.maxAgeSeconds * 1000;
-  return Buffer.from(JSON.stringify({ session: data, expiresAt, signature: dataSignature(data, expiresAt, secret) })).toString("base64url");
+  return textToBase64Url(JSON.stringify({ session: data, expiresAt, signature: dataSignature(data, expiresAt, secret) }));
 }
-
-const sameText = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 /** Cookie `name` (or its `__Secure-` twin, used over https) from a Cookie header; undefined when absent. */
 function cookieValue(cookieHeader: string, name: string): string | undefined {
@@ -57,8 +55,8 @@ function cookieValue(cookieHeader: string, name: string): string | undefined {
 
 /**
  * The door's fast path: the user from better-auth's signed session cookie cache, verified
- * here with node:crypto instead of through better-auth's endpoint pipeline (WebCrypto key
- * import per call) — joins, queue polls and holds are the hottest requests of an on-sale
+ * here (lib/signing.ts, synchronous, no Node API) instead of through better-auth's endpoint
+ * pipeline (WebCrypto key import per call) — joins, queue polls and holds are the hottest requests of an on-sale
  * (ADR 0007). It accepts exactly what better-auth's getSession accepts from its cache
  * (better-auth 1.7, "compact" strategy; `lib/auth/session.test.ts` pins that against the
  * real library) and returns null for anything else, so the caller falls back to better-auth:
@@ -76,6 +74,28 @@ export function userFromCookieCache(cookieHeader: string | null, secret: string,
   const rawToken = cookieValue(cookieHeader, SESSION_COOKIE);
   const rawData = cookieValue(cookieHeader, SESSION_DATA_COOKIE);
   if (!rawToken || !rawData) return null;
+  // A pair verified before is not verified again until it expires: a fan's retries, polls and
+  // holds present the same cookies (the memo is keyed by the secret and both exact values).
+  const memoKey = `${secret}\u0000${rawToken}\u0000${rawData}`;
+  const known = verified.get(memoKey);
+  if (known) {
+    if (known.validUntil >= now) return known.user;
+    verified.delete(memoKey);
+  }
+  const checked = verify(rawToken, rawData, secret, now);
+  if (!checked) return null;
+  if (verified.size >= MEMO_ENTRIES) verified.delete(verified.keys().next().value!);
+  verified.set(memoKey, checked);
+  return checked.user;
+}
+
+/** Verified cookie pairs (oldest first), each with when it stops being valid (ms). */
+const verified = new Map<string, { user: SessionUser; validUntil: number }>();
+/** At most this many remembered pairs (~1 kB each). */
+const MEMO_ENTRIES = 50_000;
+
+/** The full check of one cookie pair (see {@link userFromCookieCache}); null when anything is off. */
+function verify(rawToken: string, rawData: string, secret: string, now: number): { user: SessionUser; validUntil: number } | null {
   let signed: string;
   try {
     signed = decodeURIComponent(rawToken);
@@ -88,7 +108,7 @@ export function userFromCookieCache(cookieHeader: string | null, secret: string,
   if (!sameText(signed.slice(dot + 1), tokenSignature(token, secret))) return null;
   let payload: { session?: { session?: { token?: unknown; expiresAt?: unknown }; user?: Record<string, unknown>; version?: unknown }; expiresAt?: unknown; signature?: unknown };
   try {
-    payload = JSON.parse(Buffer.from(rawData, "base64url").toString("utf8")) as typeof payload;
+    payload = JSON.parse(textFromBase64Url(rawData) ?? "") as typeof payload;
   } catch {
     return null;
   }
@@ -100,5 +120,8 @@ export function userFromCookieCache(cookieHeader: string | null, secret: string,
   if (!Number.isFinite(sessionExpires) || sessionExpires < now) return null;
   const u = data.user;
   if (!u || typeof u.id !== "string" || typeof u.email !== "string") return null;
-  return { id: u.id, email: u.email, name: typeof u.name === "string" ? u.name : "", role: u.role === "organizer" ? "organizer" : "fan" };
+  return {
+    user: { id: u.id, email: u.email, name: typeof u.name === "string" ? u.name : "", role: u.role === "organizer" ? "organizer" : "fan" },
+    validUntil: Math.min(payload.expiresAt, sessionExpires),
+  };
 }

@@ -6,7 +6,8 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "@/lib/db";
 import { holdStats, type HoldStats } from "@/lib/metrics/holds";
-import { publicQueueStatus, type PublicQueueStatus } from "@/lib/waiting-room/queue";
+import { publicQueueStatus } from "@/lib/waiting-room/queue";
+import type { PublicQueueStatus } from "@/lib/waiting-room/room";
 
 /** One point of the sales chart: seats sold in the minute starting at `minute` (ISO). */
 export interface SalesPoint {

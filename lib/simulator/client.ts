@@ -8,6 +8,9 @@
  */
 import http from "node:http";
 
+/** The door's paths (lib/door/handler.ts): join, public status, own status. */
+const DOOR_PATH = /^\/api\/events\/[^/]+\/queue(\/me)?\/?(\?|$)/;
+
 /** A fan's cookies, name → raw value. */
 export type CookieJar = Map<string, string>;
 
@@ -24,7 +27,14 @@ export interface SimResponse<T = unknown> {
 /** Latencies (ms) and counts of one endpoint. */
 export interface EndpointStats {
   count: number;
+  /** What the fan saw: from asking to the last byte of the answer, including any wait for a socket. */
   latencies: number[];
+  /** The server's own time (`Server-Timing: total`), for answers that carried it. */
+  server: number[];
+  /** Time spent inside the simulator before the request had a socket (its own queueing). */
+  queued: number[];
+  /** The server's parts (`Server-Timing`: redis, postgres, session…), ms, for answers that carried them. */
+  serverParts: Record<string, number[]>;
   /** Timestamps (ms since the run's start) of completed origin requests, for per-stage rates. */
   firstAt: number;
   lastAt: number;
@@ -68,6 +78,8 @@ export class SimClient {
   cdnHits = 0;
   private readonly edge = new Map<string, { until: number; res: SimResponse; pending?: Promise<SimResponse> }>();
   private readonly bases: URL[];
+  /** The standalone door, when the run has one: the waiting room's paths go there, as a reverse proxy would route them. */
+  private readonly door: URL | undefined;
   private readonly t0 = Date.now();
 
   /**
@@ -75,9 +87,11 @@ export class SimClient {
    * @param connections sockets per instance, split between the door and the shop pools.
    * @param doorShare the door's share of them (0–1): the rest stays free for admitted fans, as a
    *   load balancer in front of the door and the shop keeps capacity for the shop.
+   * @param doorUrl the standalone door's URL, if the run has one (the waiting room's paths go there).
    */
-  constructor(baseUrls: string | string[], connections: number, doorShare = 0.5) {
+  constructor(baseUrls: string | string[], connections: number, doorShare = 0.5, doorUrl?: string) {
     this.bases = (Array.isArray(baseUrls) ? baseUrls : [baseUrls]).map((u) => new URL(u));
+    this.door = doorUrl ? new URL(doorUrl) : undefined;
     const door = Math.max(1, Math.round(connections * doorShare));
     const shop = Math.max(1, connections - door);
     this.agent = new http.Agent({ keepAlive: true, maxSockets: door, maxFreeSockets: door });
@@ -89,12 +103,17 @@ export class SimClient {
     this.errors.set(kind, (this.errors.get(kind) ?? 0) + 1);
   }
 
-  private record(endpoint: string, ms: number): void {
+  private record(endpoint: string, ms: number, serverTiming: string | string[] | undefined, queuedMs: number): void {
     const at = Date.now() - this.t0;
     let s = this.stats.get(endpoint);
-    if (!s) this.stats.set(endpoint, (s = { count: 0, latencies: [], firstAt: at, lastAt: at }));
+    if (!s) this.stats.set(endpoint, (s = { count: 0, latencies: [], server: [], queued: [], serverParts: {}, firstAt: at, lastAt: at }));
     s.count++;
     s.latencies.push(ms);
+    s.queued.push(queuedMs);
+    for (const [, name, dur] of String(serverTiming ?? "").matchAll(/([a-z]+);dur=([\d.]+)/g)) {
+      if (name === "total") s.server.push(Number(dur));
+      else (s.serverParts[name!] ??= []).push(Number(dur));
+    }
     s.lastAt = at;
     this.requests++;
   }
@@ -106,7 +125,8 @@ export class SimClient {
     const headers: Record<string, string> = { accept: "application/json", ...opts.headers };
     if (payload !== undefined) headers["content-type"] ??= "application/json";
     if (opts.jar && opts.jar.size > 0) headers.cookie = [...opts.jar].map(([k, v]) => `${k}=${v}`).join("; ");
-    const base = this.bases[(opts.instance ?? 0) % this.bases.length]!;
+    const base = this.door && DOOR_PATH.test(path) ? this.door : this.bases[(opts.instance ?? 0) % this.bases.length]!;
+    let socketAt: number | undefined;
     return new Promise((resolve) => {
       const req = http.request(
         { host: base.hostname, port: base.port, path, method: opts.method ?? "GET", headers, agent: opts.lane === "shop" ? this.shopAgent : opts.lane === "monitor" ? this.monitorAgent : opts.lane === "probe" ? this.probeAgent : opts.lane === "edge" ? this.edgeAgent : this.agent, timeout: opts.timeoutMs ?? 60_000 },
@@ -115,7 +135,7 @@ export class SimClient {
           res.on("data", (c: Buffer) => chunks.push(c));
           res.on("end", () => {
             const ms = performance.now() - started;
-            this.record(opts.endpoint, ms);
+            this.record(opts.endpoint, ms, res.headers["server-timing"], (socketAt ?? started) - started);
             if (opts.jar) updateJar(opts.jar, res.headers["set-cookie"]);
             const text = Buffer.concat(chunks).toString("utf8");
             let body: unknown = text;
@@ -136,6 +156,11 @@ export class SimClient {
           });
         },
       );
+      // When the request got a socket (a pooled one at once, else when a free one came back or a new one connected).
+      req.on("socket", (socket) => {
+        if (socket.connecting) socket.once("connect", () => (socketAt = performance.now()));
+        else socketAt = performance.now();
+      });
       req.on("timeout", () => req.destroy(Object.assign(new Error("timeout"), { code: "TIMEOUT" })));
       req.on("error", (e: NodeJS.ErrnoException) => {
         this.countError(`${opts.endpoint} network:${e.code ?? e.message}`);

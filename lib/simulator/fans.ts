@@ -14,7 +14,7 @@ import { SANDBOX_SIGNATURE_HEADER, signWebhookBody } from "@/lib/payments/sandbo
 import type { CookieJar, SimClient, SimResponse } from "@/lib/simulator/client";
 import type { TimedJoin } from "@/lib/simulator/report";
 import { estimatedPreQueuePosition, pollDelayMs, preQueueTurnNear } from "@/lib/waiting-room/draw";
-import type { FanQueueStatus, PublicQueueStatus } from "@/lib/waiting-room/queue";
+import type { FanQueueStatus, PublicQueueStatus } from "@/lib/waiting-room/room";
 import { admissionCookieName } from "@/lib/waiting-room/token";
 
 /** The fault mix: share of holds (0–1) that meet each fate; the rest pay normally. */

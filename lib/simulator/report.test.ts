@@ -10,7 +10,7 @@ import { auth } from "@/lib/auth";
 import { closeDb, db } from "@/lib/db";
 import { env } from "@/lib/env";
 import type { InvariantReport } from "@/lib/reconciliation/invariants";
-import { chartHtml, fifoViolations, isPermutation, passed, percentile, rhoBound, spearman, violations, type FairnessReport } from "@/lib/simulator/report";
+import { chartHtml, fifoViolations, isPermutation, jobViolations, passed, percentile, rhoBound, spearman, violations, type FairnessReport } from "@/lib/simulator/report";
 import { SESSION_COOKIE, SESSION_DATA_COOKIE, signSessionData, signSessionToken } from "@/lib/auth/cookie-cache";
 import { createFansWithSessions } from "@/lib/simulator/sessions";
 import { CLEAN_INVARIANTS } from "@/lib/testing/invariants";
@@ -71,6 +71,19 @@ describe("simulator statistics", () => {
     expect(passed(violations(clean, { ...fair, preQueueRho: 0.9 }))).toBe(false); // join order leaked into the draw
     expect(passed(violations(clean, { ...fair, fifoViolations: 3 }))).toBe(false);
     expect(violations(clean, { ...fair, preQueuePermutation: false }).preQueueNotPermutation).toBe(1);
+  });
+
+  it("fails a run that broke nothing but did not do the job", () => {
+    const done = { capacity: 500, sold: 500, queueExhausted: false, fansNeverQueued: 0, doorJoinP99Ms: 12, doorP99BoundMs: 100 };
+    expect(jobViolations(done)).toEqual({ notSoldOut: 0, fansNeverQueued: 0, doorP99OverBound: 0 });
+    // 14,819 of 20,000 sold while fans still waited: 5,181 seats the run failed to sell.
+    expect(jobViolations({ ...done, capacity: 20_000, sold: 14_819 }).notSoldOut).toBe(5_181);
+    // The same seats unsold after every queued fan had its turn: nobody wanted them — explained.
+    expect(jobViolations({ ...done, sold: 480, queueExhausted: true }).notSoldOut).toBe(0);
+    expect(jobViolations({ ...done, fansNeverQueued: 36_478 }).fansNeverQueued).toBe(36_478);
+    expect(jobViolations({ ...done, doorJoinP99Ms: 100.5 }).doorP99OverBound).toBe(1);
+    expect(jobViolations({ ...done, doorJoinP99Ms: null }).doorP99OverBound).toBe(1);
+    expect(passed(jobViolations({ ...done, sold: 499 }))).toBe(false);
   });
 
   it("draws the chart as inline SVG", () => {

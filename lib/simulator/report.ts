@@ -119,6 +119,37 @@ export function violations(inv: InvariantReport, fair: FairnessReport): Record<s
   };
 }
 
+/** What the sale achieved, for {@link jobViolations}. */
+export interface SaleOutcome {
+  capacity: number;
+  /** Seats sold when the checks ran. */
+  sold: number;
+  /** Every fan who joined had had its turn when the sale stopped (serving counter ≥ queue length). */
+  queueExhausted: boolean;
+  /** Fans who tried to join and never got a queue position. */
+  fansNeverQueued: number;
+  /** The door's server-side join p99 (ms, from Server-Timing), null when no join carried it. */
+  doorJoinP99Ms: number | null;
+  /** The bound the door's join p99 must stay within (ms). */
+  doorP99BoundMs: number;
+}
+
+/**
+ * The run's job, as counts that must be zero — so a run that broke nothing but did not do
+ * the job fails too:
+ * - `notSoldOut`: seats left unsold although fans were still waiting for a turn (a sale whose
+ *   every queued fan had a turn may end with seats nobody wanted: that is explained, not failed);
+ * - `fansNeverQueued`: fans who tried and never got a place in the queue;
+ * - `doorP99OverBound`: 1 when the door's join p99 exceeded its bound (or no join reported one).
+ */
+export function jobViolations(o: SaleOutcome): Record<"notSoldOut" | "fansNeverQueued" | "doorP99OverBound", number> {
+  return {
+    notSoldOut: o.queueExhausted ? 0 : Math.max(0, o.capacity - o.sold),
+    fansNeverQueued: o.fansNeverQueued,
+    doorP99OverBound: o.doorJoinP99Ms === null || o.doorJoinP99Ms > o.doorP99BoundMs ? 1 : 0,
+  };
+}
+
 /** True when every violation count is zero. */
 export function passed(v: Record<string, number>): boolean {
   return Object.values(v).every((n) => n === 0);

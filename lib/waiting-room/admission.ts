@@ -4,7 +4,8 @@
  * for this fan and event (docs/design.md, "Admission token").
  */
 import type { Db } from "@/lib/db";
-import { fanQueueStatus, type FanQueueStatus } from "@/lib/waiting-room/queue";
+import { fanQueueStatus } from "@/lib/waiting-room/queue";
+import type { FanQueueStatus } from "@/lib/waiting-room/room";
 import { issueAdmissionToken, verifyAdmissionToken } from "@/lib/waiting-room/token";
 
 /**

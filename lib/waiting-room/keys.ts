@@ -1,5 +1,5 @@
 /** Redis keys of one event's waiting room; all share the event's hash tag (lib/redis.ts), and so the inventory's cluster slot. */
-import { eventKey } from "@/lib/redis";
+import { eventKey } from "@/lib/redis-core";
 
 /** The waiting room's keys for one event, in the order the scripts take them: cfg pre pos st slots adm turns (see ./lua.ts). */
 export function queueKeys(eventId: string): string[] {

@@ -87,13 +87,25 @@ end
 `;
 
 /**
- * Join (idempotent). ARGV: now fanId randomScore rejoin(0/1)
+ * Join (idempotent). KEYS: the seven queue keys, then the caller's join counter (`wr:rl:<ip>`).
+ * ARGV: now fanId randomScore rejoin(0/1) limit windowMs
+ * After admission is brought up to date (and the configuration found: else NO_CONFIG, not
+ * counted), the per-address limit, in the same call (the door's one Redis call per join):
+ * at most `limit` joins per fixed `windowMs` window from one address for this event
+ * ('0' = no limit) → {'LIMITED', msUntilTheWindowEnds}.
  * Before the on-sale: into the pre-queue with the given random score (ZADD NX keeps the first).
  * After: appended in arrival order. `rejoin` gives a fan whose turn expired a new place at the back.
  * → {'OK', state, position, serving, size, rate, paused, onSaleAt, slotUntil, draw, preSize}
  *   draw: the fan's pre-queue draw ('-1' when the fan joined after the on-sale); preSize: pre-queue fans.
  */
-export const JOIN = `${ADVANCE}${FAN}
+export const JOIN = `${ADVANCE}
+local limit = tonumber(ARGV[5] or '0')
+if limit > 0 then
+  local n = redis.call('INCR', KEYS[8])
+  if n == 1 then redis.call('PEXPIRE', KEYS[8], ARGV[6]) end
+  if n > limit then return {'LIMITED', redis.call('PTTL', KEYS[8])} end
+end
+${FAN}
 if p > 0 and not (ARGV[4] == '1' and p <= serving and not redis.call('ZSCORE', slots, p)) then return fanReply('OK') end
 if now < onSaleAt then
   redis.call('ZADD', pre, 'NX', ARGV[3], fan)

@@ -2,7 +2,8 @@
 import { SignJWT } from "jose";
 import { afterAll, describe, expect, it } from "vitest";
 import { closeRedis } from "@/lib/redis";
-import { enforceLimit, RateLimitedError } from "@/lib/waiting-room/limits";
+import { RateLimitedError } from "@/lib/errors";
+import { enforceLimit } from "@/lib/waiting-room/limits";
 import { AdmissionTokenError, issueAdmissionToken, verifyAdmissionToken } from "@/lib/waiting-room/token";
 
 afterAll(async () => {

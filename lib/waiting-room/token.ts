@@ -3,15 +3,20 @@
  * the fan (`sub`) and the event (`evt`), expiring when the fan's admission slot frees
  * (default 10 minutes after admission). Every hold checks it while the queue is active.
  */
-import { createHash } from "node:crypto";
 import { errors, jwtVerify, SignJWT } from "jose";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { sha256 } from "@/lib/signing";
 
 const ISSUER = "stararena/waiting-room";
 
+let cachedKey: { secret: string; key: Uint8Array } | undefined;
+
+/** The HS256 key: SHA-256 of the app secret and a purpose label (computed once per secret). */
 function key(): Uint8Array {
-  return createHash("sha256").update(`${env().BETTER_AUTH_SECRET}:admission-tokens`).digest();
+  const secret = env().BETTER_AUTH_SECRET;
+  if (cachedKey?.secret !== secret) cachedKey = { secret, key: sha256(`${secret}:admission-tokens`) };
+  return cachedKey.key;
 }
 
 /** Why a token was refused (401 missing/forged/expired, 403 another fan's or event's); code `admission_<reason>`. */

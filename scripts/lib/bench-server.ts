@@ -4,6 +4,7 @@
  */
 import autocannon from "autocannon";
 import { buildIfNeeded, clearRenderedPages } from "./build";
+import { ensureRunSecrets } from "./local-env";
 import { supervise } from "./processes";
 import { dropDatabase, ensureDatabase, runMigrations } from "@/lib/migrations";
 import { seedDemo } from "@/scripts/lib/seed";
@@ -12,16 +13,25 @@ import { closeDb, db } from "@/lib/db";
 /** A running bench server. */
 export interface BenchServer {
   url: string;
+  /** The standalone door (scripts/door.ts), when asked for. */
+  doorUrl?: string;
   databaseUrl: string;
   stop(): Promise<void>;
 }
 
-/** Builds if needed, prepares `stararena_bench`, starts scripts/serve.ts on `port` and waits until it is healthy. */
-export async function startBenchServer(port: number, log: (s: string) => void): Promise<BenchServer> {
+/**
+ * Builds if needed, prepares `stararena_bench`, starts scripts/serve.ts on `port` (and, with
+ * `opts.doorPort`, the standalone door scripts/door.ts on the same database and Redis prefix)
+ * and waits until they answer.
+ */
+export async function startBenchServer(port: number, log: (s: string) => void, opts: { doorPort?: number } = {}): Promise<BenchServer> {
   const base = new URL(process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/stararena");
   base.pathname = "/stararena_bench";
   const databaseUrl = base.toString();
   process.env.DATABASE_URL = databaseUrl;
+  // A production server refuses to start without secrets and a payment provider: this run's own (random, in memory).
+  ensureRunSecrets();
+  process.env.PAYMENT_PROVIDER = "sandbox";
   log("preparing database stararena_bench (drop, migrate, seed)…");
   await dropDatabase(databaseUrl);
   await ensureDatabase(databaseUrl);
@@ -32,26 +42,31 @@ export async function startBenchServer(port: number, log: (s: string) => void): 
   clearRenderedPages();
   const url = `http://127.0.0.1:${port}`;
   // autocannon stands in for a CDN writing each client's address into X-Forwarded-For: one trusted hop.
+  const serverEnv = { ...process.env, DATABASE_URL: databaseUrl, REDIS_KEY_PREFIX: `bench:${Date.now().toString(36)}:`, APP_URL: url, PORT: String(port), SANDBOX_PSP_DISPATCHER: "0", TRUSTED_PROXY_HOPS: "1" };
+  const doorUrl = opts.doorPort ? `http://127.0.0.1:${opts.doorPort}` : undefined;
   const tree = supervise(
     [
-      {
-        name: "bench server",
-        script: "scripts/serve.ts",
-        args: ["-p", String(port), "-H", "127.0.0.1"],
-        output: "ignore",
-        env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_KEY_PREFIX: `bench:${Date.now().toString(36)}:`, APP_URL: url, PORT: String(port), SANDBOX_PSP_DISPATCHER: "0", TRUSTED_PROXY_HOPS: "1" },
-      },
+      { name: "bench server", script: "scripts/serve.ts", args: ["-p", String(port), "-H", "127.0.0.1"], output: "ignore", env: serverEnv },
+      // BENCH_DOOR_NODE_ARGS: node flags for the door only, e.g. "--cpu-prof --cpu-prof-dir=DIR" to profile it.
+      ...(opts.doorPort
+        ? [{ name: "bench door", script: "scripts/door.ts", args: ["-p", String(opts.doorPort), "-H", "127.0.0.1"], output: "ignore" as const, env: serverEnv, nodeArgs: (process.env.BENCH_DOOR_NODE_ARGS ?? "").split(" ").filter(Boolean) }]
+        : []),
     ],
     { log, signals: true },
   );
-  for (let i = 0; i < 120; i++) {
-    const ok = await fetch(`${url}/api/health`).then((r) => r.ok, () => false);
-    if (ok) break;
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  log(`server up at ${url}`);
+  const up = async (probe: string) => {
+    for (let i = 0; i < 120; i++) {
+      if (await fetch(probe).then((r) => r.status < 500, () => false)) return;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    throw new Error(`${probe} did not answer within 60 s`);
+  };
+  await up(`${url}/api/health`);
+  if (doorUrl) await up(`${doorUrl}/api/events/evt_0/queue`);
+  log(`server up at ${url}${doorUrl ? `, door at ${doorUrl}` : ""}`);
   return {
     url,
+    doorUrl,
     databaseUrl,
     async stop() {
       await tree.stop();

@@ -1,7 +1,8 @@
 /**
  * The on-sale simulator's own StarArena (when no --url is given): a fresh database
  * `stararena_onsale` and Redis prefix `onsale:`, the production build, several instances of
- * scripts/serve.ts as behind a load balancer, and the local worker, in one process tree
+ * scripts/serve.ts as behind a load balancer, the standalone door (scripts/door.ts) unless
+ * --no-door, and the local worker, in one process tree
  * (scripts/lib/processes.ts): none outlives the run, and a dead one ends it.
  */
 import { deleteKeys } from "@/lib/redis-keys";
@@ -17,6 +18,8 @@ export interface OnsaleServerOptions {
   build: "auto" | "always" | "never";
   /** How often the run's worker reconciles, the PSP ledger included (ms). */
   reconcileEveryMs: number;
+  /** Also run the standalone door (scripts/door.ts) at this URL, for the waiting room's paths. */
+  doorUrl?: string;
   /** Give the app a private Redis and a cuttable Postgres proxy (scripts/lib/private-deps.ts), for outages. */
   outage?: boolean;
   log: (line: string) => void;
@@ -96,6 +99,11 @@ export async function prepareOwnServer(opts: OnsaleServerOptions): Promise<Priva
       env: { ...childEnv, PORT: port, APP_URL: url, TRUSTED_PROXY_HOPS: "1" },
     };
   });
+  if (opts.doorUrl) {
+    const port = new URL(opts.doorUrl).port;
+    // The door needs Postgres only to restore a lost queue configuration and for sessions the cookie cache cannot vouch for.
+    specs.push({ name: `door ${port}`, script: "scripts/door.ts", args: ["-p", port, "-H", "127.0.0.1"], output: "stderr", env: { ...childEnv, DOOR_PORT: port, APP_URL: baseUrl, TRUSTED_PROXY_HOPS: "1", DATABASE_POOL_MAX: "3" } });
+  }
   specs.push({
     name: "worker",
     script: "scripts/worker.ts",
@@ -109,9 +117,10 @@ export async function prepareOwnServer(opts: OnsaleServerOptions): Promise<Priva
     process.exit(1);
   });
   for (let i = 0; i < 120; i++) {
-    const up = await Promise.all(baseUrls.map((u) => fetch(`${u}/api/health`).then((r) => r.ok, () => false)));
+    const probes = [...baseUrls.map((u) => `${u}/api/health`), ...(opts.doorUrl ? [`${opts.doorUrl}/api/events/evt_0/queue`] : [])];
+    const up = await Promise.all(probes.map((u) => fetch(u).then((r) => r.status < 500, () => false)));
     if (up.every(Boolean)) {
-      log(`${baseUrls.length} app instance${baseUrls.length === 1 ? "" : "s"} up at ${baseUrls.join(", ")} (+ local worker, sweeps every 2 s)`);
+      log(`${baseUrls.length} app instance${baseUrls.length === 1 ? "" : "s"} up at ${baseUrls.join(", ")}${opts.doorUrl ? `, the door at ${opts.doorUrl}` : ""} (+ local worker, sweeps every 2 s)`);
       return deps;
     }
     await sleep(500);

@@ -1,0 +1,39 @@
+/**
+ * The door (./handler.ts) as the Node app deploys it: on the process's Redis client, the
+ * queue configuration restored from Postgres, and better-auth as the session fallback. The
+ * Next route handlers of /api/events/:id/queue(/me) and the standalone door process
+ * (scripts/door.ts) both answer through {@link appDoor}, so the two deployments are one code.
+ */
+import { getSessionUser } from "@/lib/auth/session";
+import { db } from "@/lib/db";
+import { appOrigins, env } from "@/lib/env";
+import { createDoor, type Door } from "@/lib/door/handler";
+import { appRoomStore } from "@/lib/waiting-room/queue";
+
+const KEY = Symbol.for("stararena.door");
+type Holder = { [KEY]?: { key: string; door: Door } };
+
+/** The process's door (built once per configuration). */
+export function appDoor(): Door {
+  const e = env();
+  const key = `${e.BETTER_AUTH_SECRET}|${e.APP_URL}|${e.REDIS_URL}|${e.UPSTASH_REDIS_REST_URL ?? ""}`;
+  const g = globalThis as Holder;
+  if (g[KEY]?.key !== key) {
+    g[KEY] = {
+      key,
+      door: createDoor({
+        store: appRoomStore(db()),
+        secret: e.BETTER_AUTH_SECRET,
+        origins: appOrigins(e),
+        fallbackUser: getSessionUser,
+        secureCookies: new URL(e.APP_URL).protocol === "https:",
+      }),
+    };
+  }
+  return g[KEY].door;
+}
+
+/** A Next route handler answering through the door (every path it is mounted on is a door path). */
+export async function doorRoute(req: Request): Promise<Response> {
+  return (await appDoor()(req)) ?? Response.json({ error: "There is nothing at this address.", code: "not_found" }, { status: 404 });
+}

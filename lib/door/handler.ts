@@ -1,0 +1,219 @@
+/**
+ * The door: the waiting room's HTTP surface — join, public status, the fan's own status and
+ * leaving — as one Web-standard handler, `Request → Response` (docs/adr/0014). It imports no
+ * Next.js and no Node API (the layering check enforces it: .dependency-cruiser.cjs,
+ * "door-is-portable"), so the same code runs
+ *  - inside the Next app, as the route handlers of /api/events/:id/queue and /queue/me
+ *    (lib/door/app.ts; the default deployment);
+ *  - as its own small Node process for high rates (scripts/door.ts, `npm run door`);
+ *  - at an edge runtime with Upstash REST.
+ *
+ * Per request it does what the route wrapper (lib/http/route.ts) does for other routes —
+ * the same-origin rule for writes, the signed-in fan, the one error model — and no more:
+ *  - the session from better-auth's signed cookie cache (lib/auth/cookie-cache.ts), with a
+ *    fallback the deployment provides (the app asks better-auth, i.e. Postgres);
+ *  - a join is one Redis call, the per-address limit inside it (lib/waiting-room/lua.ts JOIN);
+ *  - a retried join or own-status read from a fan whose queue ticket (lib/waiting-room/ticket.ts)
+ *    proves it is still waiting is answered from the ticket and the public status: no Redis write;
+ *  - the public status is computed at most once per {@link STATUS_MEMO_MS} per event in this
+ *    process (it is cacheable for a second by any CDN anyway), limited per address in memory;
+ *  - `Server-Timing` on every answer: total, session, redis (ms).
+ */
+import type { SessionUser } from "@/lib/auth/user";
+import { userFromCookieCache } from "@/lib/auth/cookie-cache";
+import { clientIp } from "@/lib/client-ip";
+import { AppError, asAppError, RateLimitedError, RedisUnavailableError, toErrorResponse } from "@/lib/errors";
+import { PRIVATE_NO_STORE, publicCache } from "@/lib/http/cache";
+import { crossOriginRefusal } from "@/lib/http/origin";
+import { WindowCounter } from "@/lib/door/window-counter";
+import { fanRoomStatus, joinRoom, publicRoomStatus, setRoomSlot, type FanQueueStatus, type PublicQueueStatus, type RoomStore } from "@/lib/waiting-room/room";
+import { issueQueueTicket, QUEUE_TICKET_TTL_MS, queueTicketCookieName, readQueueTicket, statusFromTicket } from "@/lib/waiting-room/ticket";
+import { admissionCookieName, issueAdmissionToken } from "@/lib/waiting-room/token";
+
+/** How long one process reuses an event's public status (ms); the answer says `s-maxage=1` to caches anyway. */
+export const STATUS_MEMO_MS = 250;
+
+/** The per-address limits of the door (docs/design.md "Waiting room"). */
+export const DOOR_LIMITS = {
+  /** 10 joins per 10 s per address and event, counted in Redis (shared by every instance): a join is idempotent; more is a script. */
+  join: { max: 10, windowMs: 10_000 },
+  /** 60 public status reads per 10 s per address, counted per process: the page polls every ~2–3 s, many fans may share an address. */
+  status: { max: 60, windowMs: 10_000 },
+} as const;
+
+/** What a deployment gives the door. */
+export interface DoorOptions {
+  store: RoomStore;
+  /** The app secret (BETTER_AUTH_SECRET): session cookies, admission tokens and queue tickets are signed with it. */
+  secret: string;
+  /** Origins whose pages may send writes (lib/env.ts `appOrigins`). */
+  origins: readonly string[];
+  /** The user when the cookie cache cannot say (absent or stale): the app asks better-auth. Absent → signed out. */
+  fallbackUser?: (headers: Headers) => Promise<SessionUser | null>;
+  /** Set cookies with `Secure` (the app is served over https). */
+  secureCookies: boolean;
+  /** Clock (ms), for tests. */
+  now?: () => number;
+}
+
+/** A door request handler: the answer, or null when the path is not the door's. */
+export type Door = (req: Request) => Promise<Response | null>;
+
+const PATH = /^\/api\/events\/([^/]+)\/queue(\/me)?\/?$/;
+const EVENT_ID = /^evt_[0-9a-z]{1,32}$/;
+
+/** Time spent per part of one request (ms), for `Server-Timing`. */
+class Timing {
+  readonly start = performance.now();
+  session = 0;
+  redis = 0;
+  async redisCall<T>(f: () => Promise<T>): Promise<T> {
+    const t = performance.now();
+    try {
+      return await f();
+    } catch (error) {
+      // A REST call that failed at the network (or anything else unexplained) is an outage, not a bug.
+      throw asAppError(error) ?? new RedisUnavailableError(error instanceof Error ? error.message : String(error));
+    } finally {
+      this.redis += performance.now() - t;
+    }
+  }
+  header(): string {
+    const total = performance.now() - this.start;
+    return `total;dur=${total.toFixed(2)}, session;dur=${this.session.toFixed(2)}, redis;dur=${this.redis.toFixed(2)}`;
+  }
+}
+
+/** One cookie value from a Cookie header. */
+function cookieFrom(header: string | null, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+/**
+ * Builds the door.
+ * @returns a handler answering GET/POST /api/events/:id/queue and GET/DELETE …/queue/me, null for any other path.
+ */
+export function createDoor(opts: DoorOptions): Door {
+  const now = opts.now ?? Date.now;
+  const statusLimit = new WindowCounter(DOOR_LIMITS.status.max, DOOR_LIMITS.status.windowMs, now);
+  const memo = new Map<string, { at: number; status: Promise<PublicQueueStatus> }>();
+
+  /** The event's public status, computed at most once per STATUS_MEMO_MS (concurrent callers share the call). */
+  function publicStatus(eventId: string, t: Timing): Promise<PublicQueueStatus> {
+    const at = now();
+    const hit = memo.get(eventId);
+    if (hit && at - hit.at < STATUS_MEMO_MS) return hit.status;
+    const status = t.redisCall(() => publicRoomStatus(opts.store, eventId, at));
+    memo.set(eventId, { at, status });
+    status.catch(() => memo.delete(eventId));
+    if (memo.size > 1_000) memo.delete(memo.keys().next().value!);
+    return status;
+  }
+
+  function cookie(name: string, value: string, expiresAt: number): string {
+    return `${name}=${value}; Path=/; Expires=${new Date(expiresAt).toUTCString()}; HttpOnly; SameSite=Lax${opts.secureCookies ? "; Secure" : ""}`;
+  }
+
+  async function user(req: Request, t: Timing, signIn: string): Promise<SessionUser> {
+    const started = performance.now();
+    try {
+      const u = userFromCookieCache(req.headers.get("cookie"), opts.secret, now()) ?? (opts.fallbackUser ? await opts.fallbackUser(req.headers) : null);
+      if (!u) throw new AppError("unauthorized", "sign_in_required", signIn);
+      return u;
+    } finally {
+      t.session += performance.now() - started;
+    }
+  }
+
+  /**
+   * The fan's answer with its cookies: a queue ticket whenever the place changed, and the
+   * admission token (with its cookie for the hold path) when admitted.
+   */
+  async function fanAnswer(eventId: string, fan: SessionUser, status: FanQueueStatus, hadTicket: { position: number; draw: number | null } | null, t: Timing): Promise<Response> {
+    const headers = new Headers({ "Cache-Control": PRIVATE_NO_STORE });
+    let admissionToken: string | null = null;
+    if (status.state === "admitted" && status.admittedUntil) {
+      admissionToken = await issueAdmissionToken({ fanId: fan.id, eventId, position: status.position, expiresAt: status.admittedUntil, now: now() });
+      headers.append("Set-Cookie", cookie(admissionCookieName(eventId), admissionToken, status.admittedUntil));
+    }
+    if (status.state !== "none" && (hadTicket?.position !== status.position || hadTicket?.draw !== status.draw)) {
+      const at = now();
+      headers.append("Set-Cookie", cookie(queueTicketCookieName(eventId), issueQueueTicket({ eventId, fanId: fan.id, position: status.position, draw: status.draw, issuedAt: at }, opts.secret), at + QUEUE_TICKET_TTL_MS));
+    }
+    headers.set("Server-Timing", t.header());
+    return Response.json({ ...status, admissionToken }, { headers });
+  }
+
+  /** The fan's status: from the ticket when that is certain, else from Redis (`ask`). */
+  async function fanStatus(req: Request, eventId: string, fan: SessionUser, t: Timing, ask: () => Promise<FanQueueStatus>): Promise<Response> {
+    const ticket = readQueueTicket(cookieFrom(req.headers.get("cookie"), queueTicketCookieName(eventId)), opts.secret, { eventId, fanId: fan.id, now: now() });
+    if (ticket) {
+      const known = statusFromTicket(ticket, await publicStatus(eventId, t), now());
+      if (known) return fanAnswer(eventId, fan, known, ticket, t);
+    }
+    return fanAnswer(eventId, fan, await t.redisCall(ask), ticket, t);
+  }
+
+  async function handle(req: Request, eventId: string, me: boolean, t: Timing): Promise<Response> {
+    const method = req.method;
+    if (method !== "GET" && method !== "HEAD") {
+      const refusal = crossOriginRefusal(req.headers, opts.origins);
+      if (refusal) throw refusal;
+    }
+    const ip = clientIp(req.headers);
+    if (!me) {
+      if (method === "GET" || method === "HEAD") {
+        const wait = statusLimit.hit(ip);
+        if (wait > 0) throw new RateLimitedError(Math.max(1, Math.ceil(wait / 1000)));
+        const status = await publicStatus(eventId, t);
+        return Response.json(status, { headers: { "Cache-Control": publicCache(1, 2), "Server-Timing": t.header() } });
+      }
+      if (method === "POST") {
+        const fan = await user(req, t, "Sign in to join the queue.");
+        const rejoin = new URL(req.url).searchParams.get("rejoin");
+        if (rejoin !== null && rejoin !== "1") throw new AppError("bad_request", "invalid_input", "rejoin must be 1 when given.", { field: "rejoin" });
+        const join = () => joinRoom(opts.store, eventId, fan.id, { now: now(), rejoin: rejoin === "1", limit: { address: ip, ...DOOR_LIMITS.join } });
+        if (rejoin === "1") return fanAnswer(eventId, fan, await t.redisCall(join), null, t);
+        return fanStatus(req, eventId, fan, t, join);
+      }
+      throw new AppError("method_not_allowed", "method_not_allowed", "Use GET to read the queue or POST to join it.");
+    }
+    if (method === "GET" || method === "HEAD") {
+      const fan = await user(req, t, "Sign in to see your place in the queue.");
+      return fanStatus(req, eventId, fan, t, () => fanRoomStatus(opts.store, eventId, fan.id, now()));
+    }
+    if (method === "DELETE") {
+      const fan = await user(req, t, "Sign in to see your place in the queue.");
+      const { freed } = await t.redisCall(() => setRoomSlot(opts.store, eventId, fan.id, 0, now()));
+      const headers = new Headers({ "Cache-Control": PRIVATE_NO_STORE, "Server-Timing": t.header() });
+      headers.append("Set-Cookie", cookie(admissionCookieName(eventId), "", 0));
+      return Response.json({ left: true, freedSlot: freed }, { headers });
+    }
+    throw new AppError("method_not_allowed", "method_not_allowed", "Use GET to read your place or DELETE to leave.");
+  }
+
+  return async (req) => {
+    const path = PATH.exec(new URL(req.url).pathname);
+    if (!path) return null;
+    const t = new Timing();
+    try {
+      let eventId: string;
+      try {
+        eventId = decodeURIComponent(path[1]!);
+      } catch {
+        eventId = "";
+      }
+      if (!EVENT_ID.test(eventId)) throw new AppError("bad_request", "invalid_input", "That is not an event id (they look like evt_…)", { field: "eventId" });
+      return await handle(req, eventId, path[2] !== undefined, t);
+    } catch (error) {
+      const res = toErrorResponse(error, crypto.randomUUID());
+      res.headers.set("Server-Timing", t.header());
+      return res;
+    }
+  };
+}

@@ -1,0 +1,170 @@
+/**
+ * The waiting room's operations on Redis (docs/design.md, "Waiting room"), runtime-neutral:
+ * no Node API and no database, so the door (lib/door/handler.ts) can run them on Node or at
+ * an edge runtime with Upstash REST. The caller passes a {@link RoomStore}: the Redis client
+ * and how to restore an event's configuration when Redis has lost it (the app restores it
+ * from Postgres: ./queue.ts). Time is injected (`now`, ms) so admission can be tested
+ * without sleeping. Every call is one Lua script over one event's keys (./lua.ts), so its
+ * work does not depend on the queue's length.
+ */
+import type { Redis } from "@upstash/redis";
+import { RateLimitedError } from "@/lib/errors";
+import { eventKey, scriptOn } from "@/lib/redis-core";
+import { queueKeys } from "@/lib/waiting-room/keys";
+import { FAN_STATUS, JOIN, SET_SLOT, STATUS } from "@/lib/waiting-room/lua";
+
+/** Where the queue lives: the Redis client, and how to put an event's configuration back into it. */
+export interface RoomStore {
+  redis: Redis;
+  /** Writes the event's queue configuration (the `cfg` hash) from its source of truth. */
+  restoreConfig(eventId: string): Promise<void>;
+}
+
+/** What anyone may see (and a CDN may cache). Counts are positions; rate in fans per minute; instants in ms. */
+export interface PublicQueueStatus {
+  servingCounter: number;
+  queueLength: number;
+  active: number;
+  ratePerMinute: number;
+  activeCap: number;
+  paused: boolean;
+  onSaleAt: number;
+  now: number;
+  /** Fans in the pre-queue (their places are drawn at the on-sale). */
+  preQueueSize: number;
+  /**
+   * Pre-queue fans whose `draw` is ≤ this have had their turn: -1 none yet, DRAW_RANGE
+   * (lib/waiting-room/draw.ts) all of them. A pre-queue fan compares it with its own draw, so nobody has to ask for
+   * their own place the moment the on-sale opens.
+   */
+  servingDraw: number;
+}
+
+/** The fan's own place. `position` is 0 before the on-sale (the draw happens then) and when not in the queue. */
+export interface FanQueueStatus {
+  state: "none" | "pre" | "waiting" | "admitted" | "expired";
+  position: number;
+  servingCounter: number;
+  queueLength: number;
+  ratePerMinute: number;
+  paused: boolean;
+  onSaleAt: number;
+  /** When the admission slot frees (ms), for admitted fans; the admission token expires then. */
+  admittedUntil: number | null;
+  /** Fans ahead of this one (0 when admitted). */
+  ahead: number;
+  /** Estimated seconds until admission at the current rate, or null when unknown (paused, not in the queue). */
+  etaSeconds: number | null;
+  /** The fan's pre-queue draw (integer in [0, 2^48)), or null when the fan joined after the on-sale. */
+  draw: number | null;
+  /** Fans in the pre-queue. */
+  preQueueSize: number;
+}
+
+/** A per-address join limit: at most `max` joins per fixed window of `windowMs` from `address`, for one event. */
+export interface JoinLimit {
+  address: string;
+  max: number;
+  windowMs: number;
+}
+
+/** Runs a queue script; restores the configuration once if Redis lost it. */
+async function run(store: RoomStore, script: string, eventId: string, args: (string | number)[], extraKeys: string[] = []): Promise<(string | number)[]> {
+  const exec = () => scriptOn<(string | number)[]>(store.redis, script).exec([...queueKeys(eventId), ...extraKeys], args.map(String));
+  let reply = await exec();
+  if (reply[0] === "NO_CONFIG") {
+    await store.restoreConfig(eventId);
+    reply = await exec();
+  }
+  return reply;
+}
+
+/** Seconds until a fan `ahead` places back is admitted at `ratePerMinute` (≥ 1 fan/min). */
+export const etaSecondsFor = (ahead: number, ratePerMinute: number) => Math.ceil(((ahead + 1) * 60) / Math.max(1, ratePerMinute));
+
+function toFanStatus(r: (string | number)[], now: number): FanQueueStatus {
+  const [, state, position, serving, size, rate, paused, onSaleAt, slotUntil, draw, preSize] = r;
+  const p = Number(position);
+  const s = Number(serving);
+  const ahead = state === "waiting" ? Math.max(0, p - s - 1) : 0;
+  return {
+    state: state as FanQueueStatus["state"],
+    position: p,
+    servingCounter: s,
+    queueLength: Number(size),
+    ratePerMinute: Number(rate),
+    paused: Number(paused) === 1,
+    onSaleAt: Number(onSaleAt),
+    admittedUntil: state === "admitted" ? Number(slotUntil) : null,
+    ahead,
+    etaSeconds: state === "waiting" && Number(paused) !== 1 ? etaSecondsFor(ahead, Number(rate)) : state === "pre" ? Math.max(0, Math.ceil((Number(onSaleAt) - now) / 1000)) : null,
+    draw: Number(draw) >= 0 ? Number(draw) : null,
+    preQueueSize: Number(preSize),
+  };
+}
+
+/** A uniform integer in [0, DRAW_RANGE = 2^48) (lib/waiting-room/draw.ts): 48 random bits from the platform's CSPRNG. */
+function randomDraw(): number {
+  const b = crypto.getRandomValues(new Uint8Array(6));
+  return ((b[0]! * 256 + b[1]!) * 256 + b[2]!) * 2 ** 24 + ((b[3]! * 256 + b[4]!) * 256 + b[5]!);
+}
+
+/**
+ * Joins the fan to the event's queue, or returns their existing place (idempotent: reload,
+ * new tab, another device). Before the on-sale the fan enters the pre-queue with a random
+ * rank drawn now, server-side (I7); after it, the fan is appended in arrival order.
+ * @param opts.rejoin a fan whose turn expired gets a new place at the back.
+ * @param opts.limit the per-address join limit, checked in the same Redis call.
+ * @throws {RateLimitedError} 429 when `opts.limit` is exceeded.
+ */
+export async function joinRoom(store: RoomStore, eventId: string, fanId: string, opts: { now?: number; rejoin?: boolean; limit?: JoinLimit } = {}): Promise<FanQueueStatus> {
+  const now = opts.now ?? Date.now();
+  const limit = opts.limit;
+  const reply = await run(
+    store,
+    JOIN,
+    eventId,
+    [now, fanId, randomDraw(), opts.rejoin ? 1 : 0, limit?.max ?? 0, limit?.windowMs ?? 0],
+    [eventKey(eventId, "wr", "rl", limit?.address ?? "-")],
+  );
+  if (reply[0] === "LIMITED") throw new RateLimitedError(Math.max(1, Math.ceil(Number(reply[1]) / 1000)));
+  return toFanStatus(reply, now);
+}
+
+/** The fan's own place without joining. */
+export async function fanRoomStatus(store: RoomStore, eventId: string, fanId: string, now = Date.now()): Promise<FanQueueStatus> {
+  return toFanStatus(await run(store, FAN_STATUS, eventId, [now, fanId]), now);
+}
+
+/** The public status: constant Redis work whatever the queue's length. */
+export async function publicRoomStatus(store: RoomStore, eventId: string, now = Date.now()): Promise<PublicQueueStatus> {
+  const [, serving, size, active, rate, cap, paused, onSaleAt, preSize, servingDraw] = await run(store, STATUS, eventId, [now]);
+  return {
+    servingCounter: Number(serving),
+    queueLength: Number(size),
+    active: Number(active),
+    ratePerMinute: Number(rate),
+    activeCap: Number(cap),
+    paused: Number(paused) === 1,
+    onSaleAt: Number(onSaleAt),
+    now,
+    preQueueSize: Number(preSize),
+    servingDraw: Number(servingDraw),
+  };
+}
+
+/**
+ * How many holds of one turn may extend its slot (a hold keeps the fan "shopping" until
+ * it ends): enough to change one's mind twice, not to park seats and a slot indefinitely.
+ */
+const MAX_HOLDS_PER_TURN = 3;
+
+/**
+ * Moves when the fan's slot frees: `untilMs` 0 frees it now; a later instant extends it
+ * (never shortens; only the turn's first {@link MAX_HOLDS_PER_TURN} holds extend it).
+ * @returns whether a slot was freed, and whether it was extended.
+ */
+export async function setRoomSlot(store: RoomStore, eventId: string, fanId: string, untilMs: number, now = Date.now()): Promise<{ freed: boolean; extended: boolean }> {
+  const [, freed, extended] = await run(store, SET_SLOT, eventId, [now, fanId, untilMs, MAX_HOLDS_PER_TURN]);
+  return { freed: Number(freed) === 1, extended: Number(extended) === 1 };
+}

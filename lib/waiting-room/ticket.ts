@@ -1,0 +1,83 @@
+/**
+ * Queue tickets: a signed, httpOnly cookie that remembers the fan's place in one event's
+ * queue, so that a retried join (the burst's ~2 retries per fan, a reload, a second tab) is
+ * answered by the door from the ticket and the public status alone — no Redis write — while
+ * the fan is provably still waiting (docs/adr/0014). Runtime-neutral (lib/signing.ts).
+ *
+ * Value: base64url(JSON {e: eventId, f: fanId, p: position (0 in the pre-queue), d: draw | -1,
+ * t: issued at, s}) "." base64url(HMAC-SHA256(key, payload)), key = SHA-256(secret ":queue-tickets").
+ * A ticket only ever shortens the path to an answer Redis would give: it never admits
+ * anyone (admission needs Redis's slot and a fresh admission token), and a fan whose turn
+ * may have come is always asked about in Redis.
+ */
+import { etaSecondsFor, type FanQueueStatus, type PublicQueueStatus } from "@/lib/waiting-room/room";
+import { hmacSha256, sameText, sha256, textFromBase64Url, textToBase64Url, toBase64Url } from "@/lib/signing";
+
+/** What a ticket says about one fan in one event's queue. */
+export interface QueueTicket {
+  eventId: string;
+  fanId: string;
+  /** Queue position after the on-sale, 0 while the fan is in the pre-queue and its place is not drawn yet. */
+  position: number;
+  /** The fan's pre-queue draw, or null when it joined after the on-sale. */
+  draw: number | null;
+  /** When it was issued (ms). */
+  issuedAt: number;
+}
+
+/** How long a ticket is good for (ms): longer than any on-sale's queue, shorter than a show's run. */
+export const QUEUE_TICKET_TTL_MS = 12 * 60 * 60_000;
+
+/** Name of the cookie that carries the ticket for one event. */
+export const queueTicketCookieName = (eventId: string) => `sa_queue_${eventId}`;
+
+let cachedKey: { secret: string; key: Uint8Array } | undefined;
+function key(secret: string): Uint8Array {
+  if (cachedKey?.secret !== secret) cachedKey = { secret, key: sha256(`${secret}:queue-tickets`) };
+  return cachedKey.key;
+}
+
+/** Signs `ticket` with the app secret. @returns the cookie value. */
+export function issueQueueTicket(ticket: QueueTicket, secret: string): string {
+  const payload = textToBase64Url(JSON.stringify({ e: ticket.eventId, f: ticket.fanId, p: ticket.position, d: ticket.draw ?? -1, t: ticket.issuedAt }));
+  return `${payload}.${toBase64Url(hmacSha256(key(secret), payload))}`;
+}
+
+/**
+ * The ticket in `value` when it is signed with `secret`, names this fan and event, and is
+ * younger than {@link QUEUE_TICKET_TTL_MS} at `now` (ms); otherwise null (the caller asks Redis).
+ */
+export function readQueueTicket(value: string | undefined, secret: string, expected: { eventId: string; fanId: string; now?: number }): QueueTicket | null {
+  if (!value || value.length > 512) return null;
+  const dot = value.indexOf(".");
+  if (dot < 1) return null;
+  const payload = value.slice(0, dot);
+  if (!sameText(value.slice(dot + 1), toBase64Url(hmacSha256(key(secret), payload)))) return null;
+  let t: { e?: unknown; f?: unknown; p?: unknown; d?: unknown; t?: unknown };
+  try {
+    t = JSON.parse(textFromBase64Url(payload) ?? "null") ?? {};
+  } catch {
+    return null;
+  }
+  const now = expected.now ?? Date.now();
+  if (t.e !== expected.eventId || t.f !== expected.fanId) return null;
+  if (typeof t.p !== "number" || typeof t.d !== "number" || typeof t.t !== "number" || now - t.t > QUEUE_TICKET_TTL_MS) return null;
+  return { eventId: t.e, fanId: t.f, position: t.p, draw: t.d >= 0 ? t.d : null, issuedAt: t.t };
+}
+
+/**
+ * The fan's status from its ticket and the public status alone, when that is certain:
+ * before the on-sale a pre-queue fan is "pre"; after it, a fan whose position is still
+ * behind the serving counter is "waiting". Anything else — the turn may have come, a
+ * pre-queue fan's rank is not on the ticket yet, the on-sale moved — is null: ask Redis.
+ */
+export function statusFromTicket(ticket: QueueTicket, pub: PublicQueueStatus, now: number): FanQueueStatus | null {
+  const base = { servingCounter: pub.servingCounter, queueLength: pub.queueLength, ratePerMinute: pub.ratePerMinute, paused: pub.paused, onSaleAt: pub.onSaleAt, admittedUntil: null, draw: ticket.draw, preQueueSize: pub.preQueueSize };
+  if (now < pub.onSaleAt) {
+    if (ticket.draw === null || ticket.position !== 0) return null;
+    return { ...base, state: "pre", position: 0, ahead: 0, etaSeconds: Math.max(0, Math.ceil((pub.onSaleAt - now) / 1000)) };
+  }
+  if (ticket.position <= pub.servingCounter) return null;
+  const ahead = ticket.position - pub.servingCounter - 1;
+  return { ...base, state: "waiting", position: ticket.position, ahead, etaSeconds: pub.paused ? null : etaSecondsFor(ahead, pub.ratePerMinute) };
+}

@@ -1,0 +1,71 @@
+/**
+ * `npm run door`: the door (lib/door/handler.ts) as its own Node process — join, public
+ * status and the fan's own status without Next.js, for on-sale rates (docs/adr/0014). It
+ * answers only /api/events/:id/queue and /api/events/:id/queue/me (404 for anything else);
+ * route those paths to it at the reverse proxy or CDN (docs/scaling.md has the rule), or
+ * let the app forward them (scripts/serve.ts with DOOR_URL, as `npm start` does).
+ *
+ * Like scripts/serve.ts it resolves the client address from the socket and TRUSTED_PROXY_HOPS
+ * (lib/client-ip.ts) and writes it into `x-stararena-client-ip`, replacing what the caller sent.
+ * Flags: `-p PORT` (DOOR_PORT, 3001), `-H HOST` (as serve.ts). Exits with its parent process.
+ */
+import { FastResponse, serve } from "srvx";
+import type { IncomingMessage } from "node:http";
+import { loadProjectEnv } from "./load-env";
+import { exitWithParent } from "./lib/processes";
+import { CLIENT_IP_HEADER, resolveClientIp } from "@/lib/client-ip";
+import { appDoor } from "@/lib/door/app";
+import { env, EnvError, isLoopbackHost } from "@/lib/env";
+import { closeDb } from "@/lib/db";
+import { closeRedis } from "@/lib/redis";
+
+loadProjectEnv();
+const argv = process.argv.slice(2);
+const flag = (name: string) => {
+  const i = argv.indexOf(name);
+  return i >= 0 ? argv[i + 1] : undefined;
+};
+let e: ReturnType<typeof env>;
+try {
+  e = env();
+} catch (error) {
+  if (error instanceof EnvError) {
+    console.error(`\n✗ ${error.message}\n`);
+    process.exit(1);
+  }
+  throw error;
+}
+const port = Number(flag("-p") ?? e.DOOR_PORT);
+const host = flag("-H") ?? e.HOST ?? (isLoopbackHost(new URL(e.APP_URL).hostname) ? "127.0.0.1" : "0.0.0.0");
+// srvx's Response writes straight to the Node response (no Web stream in between); the handler
+// calls the global `Response`, so this process gives it that one.
+globalThis.Response = FastResponse as unknown as typeof Response;
+const door = appDoor();
+const notHere = () => Response.json({ error: "There is nothing at this address: this is StarArena's door (the waiting room's API).", code: "not_found" }, { status: 404 });
+
+const server = serve({
+  port,
+  hostname: host,
+  silent: true,
+  fetch: async (req) => {
+    // srvx builds the Request lazily from the Node request: write the resolved address first.
+    const incoming = (req as { runtime?: { node?: { req?: IncomingMessage } } }).runtime?.node?.req;
+    if (incoming) incoming.headers[CLIENT_IP_HEADER] = resolveClientIp(incoming.socket?.remoteAddress, incoming.headers["x-forwarded-for"], e.TRUSTED_PROXY_HOPS);
+    return (await door(req)) ?? notHere();
+  },
+});
+await server.ready();
+console.log(`▶ StarArena door listening on http://${host}:${port}`);
+
+let closing = false;
+async function shutdown(code: number) {
+  if (closing) return;
+  closing = true;
+  setTimeout(() => process.exit(code), 3_000).unref();
+  await server.close(true).catch(() => {});
+  await Promise.allSettled([closeRedis(), closeDb()]);
+  process.exit(code);
+}
+process.on("SIGINT", () => void shutdown(0));
+process.on("SIGTERM", () => void shutdown(0));
+exitWithParent(() => void shutdown(0));
