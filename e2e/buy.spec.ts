@@ -73,3 +73,21 @@ test("a fan with seats on hold who tries to hold others is told so, with a link 
   await expect(page).toHaveURL(held);
   await expect(page.getByTestId("order-status")).toHaveText("Seats held — waiting for payment");
 });
+
+test("a fan who pays at once gets the PSP's page with the hold (?pay=1), and the order page resumes that checkout", async ({ page }) => {
+  await signUp(page, "Pays at once");
+  await enterThroughQueue(page, "studio-session");
+  const eventId = /evt_[0-9a-z]+/.exec(await (await page.request.get("/events/studio-session")).text())![0];
+  const priceLevelId = /pl_[0-9a-z]+/.exec(await (await page.request.get(`/api/events/${eventId}/seat-map`)).text())![0];
+  const origin = new URL(page.url()).origin;
+  const res = await page.request.post(`/api/events/${eventId}/holds?pay=1`, { data: { kind: "best", priceLevelId, quantity: 1 }, headers: { origin } });
+  expect(res.status()).toBe(201);
+  const held = (await res.json()) as { orderId: string; checkoutUrl?: string; status: string };
+  expect(held.status).toBe("pending_payment");
+  expect(held.checkoutUrl).toMatch(/\/sandbox-psp\/checkout\/sbx_cs_[0-9a-z]+$/);
+  // The same checkout, not a second one, when the fan presses Pay on the order page later.
+  const again = await page.request.post(`/api/orders/${held.orderId}/checkout`, { headers: { origin } });
+  expect(((await again.json()) as { url: string }).url).toBe(held.checkoutUrl);
+  await page.goto(held.checkoutUrl!);
+  await expect(page.getByRole("button", { name: "Approve payment" })).toBeVisible();
+});

@@ -258,7 +258,12 @@ export function toErrorResponse(error: unknown, requestId: string): Response {
   return Response.json(body, { status, headers });
 }
 
+/** The JSON body (`{ error, code, … }`) the answer to any thrown value carries, for a failure reported inside a successful answer. */
+export function toErrorBody(error: unknown, requestId: string): ErrorBody {
+  return describeError(error, requestId).body;
+}
+
 /** A server action's failure for any thrown value. */
 export function toActionError(error: unknown, requestId: string): ActionFailure {
-  return { ok: false, ...describeError(error, requestId).body };
+  return { ok: false, ...toErrorBody(error, requestId) };
 }

@@ -102,8 +102,13 @@ export function createSale(setup: SaleSetup): Sale {
 
   /** Share of paying fans who come back from the PSP's page (the rest close the tab after paying). */
   const RETURN_SHARE = 0.8;
+  /** Share of fans who pay at once: their hold starts the checkout (`?pay=1`); the rest look at the order page first. */
+  const PAY_AT_ONCE_SHARE = 0.8;
 
-  function pickFate(): string {
+  /** A fan's fate at the PSP: "normal", or one of the fault mix's keys (abandon, decline, slow…). */
+  type Fate = string;
+
+  function pickFate(): Fate {
     const f = setup.faults;
     let x = Math.random();
     for (const [k, share] of Object.entries(f)) {
@@ -182,8 +187,7 @@ export function createSale(setup: SaleSetup): Sale {
   /** A secret that is not the PSP's: what a forger signs with. */
   const FORGER_SECRET = randomBytes(32).toString("hex");
 
-  async function pay(i: number, order: { orderId: string; holdExpiresAt: string; totalMinor: number; currency: string }): Promise<void> {
-    const fate = pickFate();
+  async function pay(i: number, order: { orderId: string; holdExpiresAt: string; totalMinor: number; currency: string; checkoutUrl?: string }, fate: Fate): Promise<void> {
     fates[fate] = (fates[fate] ?? 0) + 1;
     if (fate === "abandon") {
       counters.abandoned++;
@@ -214,8 +218,13 @@ export function createSale(setup: SaleSetup): Sale {
     const setFaults = (id: string, knobs: Record<string, unknown>) =>
       client.request(`/sandbox-psp/api/faults?checkout=${id}`, { method: "PUT", body: knobs, instance: i, endpoint: "psp faults", lane: "shop" });
 
-    await pause(rand(500, 3_000)); // the fan looks at the order page
-    let id = await checkout();
+    // A fan who chose to pay at once held with `?pay=1`: the hold's answer carries the PSP's page.
+    let id = /sbx_cs_[0-9a-z]+/.exec(order.checkoutUrl ?? "")?.[0] ?? null;
+    if (id) counters.checkouts++;
+    else {
+      await pause(rand(500, 3_000)); // the fan looks at the order page
+      id = await checkout();
+    }
     if (!id) return;
     const untilExpiry = Date.parse(order.holdExpiresAt) - Date.now();
     if (fate === "slow") await setFaults(id, { slowApprovalMs: Math.round(rand(2_000, 10_000)) });
@@ -279,6 +288,9 @@ export function createSale(setup: SaleSetup): Sale {
 
   async function shop(i: number, token: string | null): Promise<void> {
     let qty = pickQuantity();
+    // Most fans pay at once: their hold starts the checkout in the same request (`?pay=1`).
+    const fate = pickFate();
+    const payAtOnce = fate !== "abandon" && Math.random() < PAY_AT_ONCE_SHARE;
     let map = Math.random() < 0.5;
     const edge = i % setup.edges;
     const headers: Record<string, string> = { "x-forwarded-for": ipOf(i) };
@@ -310,7 +322,7 @@ export function createSale(setup: SaleSetup): Sale {
       if (level < 0) continue;
       const ordinals = map ? mapPick(bytes, level, qty) : null;
       const body = ordinals ? { kind: "seats", ordinals } : { kind: "best", priceLevelId: levels[level]!.id, quantity: qty };
-      const r = await client.request<{ orderId: string; seats: unknown[]; holdExpiresAt: string; totalMinor: number; currency: string; error?: string; code?: string }>(`/api/events/${eventId}/holds`, {
+      const r = await client.request<{ orderId: string; seats: unknown[]; holdExpiresAt: string; totalMinor: number; currency: string; checkoutUrl?: string; error?: string; code?: string }>(`/api/events/${eventId}/holds${payAtOnce ? "?pay=1" : ""}`, {
         method: "POST",
         body,
         jar: jars[i],
@@ -321,7 +333,7 @@ export function createSale(setup: SaleSetup): Sale {
       if (r.status === 201) {
         counters.held++;
         counters.seatsHeld += r.body.seats.length;
-        return pay(i, r.body);
+        return pay(i, r.body, fate);
       }
       if (await troubled(r)) {
         attempt--;

@@ -8,16 +8,22 @@
  * `{ orderId, status, seats, holdExpiresAt, totalMinor, currency }`; 4xx `{ error, code }` with the action's messages
  * (429 with Retry-After when throttled; 409 `order_pending` with `orderId` when the fan
  * already has a hold for this show; 403 `admission_slot_ended` once the fan's turn is over).
+ * `?pay=1`: the fan chose to pay at once — the checkout is started in the same request and the
+ * 201 carries `checkoutUrl` (the PSP's pay page), or `checkoutError` `{ error, code }` when the PSP
+ * could not be reached (the hold stands; POST /api/orders/:id/checkout tries again). One request
+ * per order fewer at the on-sale's busiest moment.
  */
 import { cookies } from "next/headers";
 import { z } from "zod";
 import { db } from "@/lib/db";
-import { AppError } from "@/lib/errors";
+import { AppError, toErrorBody } from "@/lib/errors";
 import { PRIVATE_NO_STORE } from "@/lib/http/cache";
 import { route } from "@/lib/http/route";
 import { eventIdSchema } from "@/lib/ids";
 import { holdForFan } from "@/lib/orders/hold-for-fan";
 import { holdRequestSchema, idempotencyKeySchema } from "@/lib/orders/place-order";
+import { defaultProvider } from "@/lib/payments";
+import { startCheckout } from "@/lib/payments/checkout";
 import { admissionCookieName } from "@/lib/waiting-room/token";
 
 export const POST = route(
@@ -25,10 +31,11 @@ export const POST = route(
     who: "user",
     signIn: "Sign in to hold seats.",
     params: z.object({ eventId: eventIdSchema }),
+    query: z.object({ pay: z.literal("1", "pay must be 1 when given").optional() }).loose(),
     body: holdRequestSchema,
     bodyHint: 'Body must be JSON: {"kind":"best","priceLevelId":"pl_…","quantity":2} or {"kind":"seats","ordinals":[…]}',
   },
-  async ({ req, params, body, user }) => {
+  async ({ req, params, query, body, user, requestId }) => {
     const rawKey = req.headers.get("idempotency-key");
     const key = rawKey === null ? undefined : idempotencyKeySchema.safeParse(rawKey);
     if (key && !key.success) throw new AppError("bad_request", "bad_idempotency_key", key.error.issues[0]!.message);
@@ -36,8 +43,15 @@ export const POST = route(
     const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.get("authorization") ?? "")?.[1];
     const token = bearer ?? (await cookies()).get(admissionCookieName(params.eventId))?.value;
     const order = await holdForFan(db(), { eventId: params.eventId, fanId: user.id, request: body, admissionToken: token, idempotencyKey: key?.data });
+    let checkout: { checkoutUrl: string } | { checkoutError: ReturnType<typeof toErrorBody> } | Record<string, never> = {};
+    if (query.pay === "1" && order.status === "pending_payment") {
+      checkout = await startCheckout(db(), defaultProvider(), { orderId: order.orderId, fanId: user.id }).then(
+        ({ url }) => ({ checkoutUrl: url }),
+        (error: unknown) => ({ checkoutError: toErrorBody(error, requestId) }),
+      );
+    }
     return Response.json(
-      { orderId: order.orderId, status: order.status, seats: order.seats, holdExpiresAt: order.holdExpiresAt.toISOString(), totalMinor: order.totalMinor, currency: order.currency },
+      { orderId: order.orderId, status: order.status, seats: order.seats, holdExpiresAt: order.holdExpiresAt.toISOString(), totalMinor: order.totalMinor, currency: order.currency, ...checkout },
       { status: 201, headers: { "Cache-Control": PRIVATE_NO_STORE, ...(order.replayed ? { "Idempotent-Replayed": "true" } : {}) } },
     );
   },
