@@ -22,7 +22,7 @@ export interface RequestScope {
    * Time spent waiting on each dependency during the request (ms, the sum of its calls'
    * durations: concurrent calls overlap), for the `Server-Timing` header the server writes.
    */
-  timings?: { redis: number; postgres: number };
+  timings?: { redis: number; postgres: number } & Partial<Record<TimedPart, number>>;
 }
 
 const KEY = Symbol.for("stararena.requestScope");
@@ -60,11 +60,14 @@ export function noteRequestFailure(error: unknown, context: ErrorContext = {}): 
 
 /**
  * Adds `ms` spent on `part` to the current request's timings (lib/redis-tcp.ts and lib/db.ts
- * call it for every command and query); nothing outside a request.
+ * call it for every command and query, lib/metrics/holds.ts for the hold path); nothing outside a request.
  */
-export function noteTiming(part: "redis" | "postgres", ms: number): void {
+export function noteTiming(part: TimedPart, ms: number): void {
   const scope = requestScopes().getStore();
   if (!scope) return;
   scope.timings ??= { redis: 0, postgres: 0 };
-  scope.timings[part] += ms;
+  scope.timings[part] = (scope.timings[part] ?? 0) + ms;
 }
+
+/** What a request's time is broken down into: its dependencies, and the hold path as the dashboard measures it (lib/metrics/holds.ts). */
+export type TimedPart = "redis" | "postgres" | "hold";

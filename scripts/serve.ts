@@ -92,7 +92,8 @@ function followFailures(req: IncomingMessage, res: ServerResponse, scope: Reques
     // (lib/request-scope.ts); the door's handler writes its own.
     if (!res.headersSent && !res.hasHeader("server-timing")) {
       const t = scope.timings;
-      res.setHeader("Server-Timing", `total;dur=${(performance.now() - started).toFixed(2)}, redis;dur=${(t?.redis ?? 0).toFixed(2)}, postgres;dur=${(t?.postgres ?? 0).toFixed(2)}`);
+      const hold = t?.hold === undefined ? "" : `, hold;dur=${t.hold.toFixed(2)}`;
+      res.setHeader("Server-Timing", `total;dur=${(performance.now() - started).toFixed(2)}, redis;dur=${(t?.redis ?? 0).toFixed(2)}, postgres;dur=${(t?.postgres ?? 0).toFixed(2)}${hold}`);
     }
     const failure = scope.failure;
     if (failure && (status >= 500 || (isAction && status === 200))) {

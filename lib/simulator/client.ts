@@ -88,12 +88,15 @@ export class SimClient {
    * @param doorShare the door's share of them (0–1): the rest stays free for admitted fans, as a
    *   load balancer in front of the door and the shop keeps capacity for the shop.
    * @param doorUrl the standalone door's URL, if the run has one (the waiting room's paths go there).
+   * @param doorConnections sockets to the standalone door (then `connections` are all the shop's).
    */
-  constructor(baseUrls: string | string[], connections: number, doorShare = 0.5, doorUrl?: string) {
+  constructor(baseUrls: string | string[], connections: number, doorShare = 0.5, doorUrl?: string, doorConnections = 256) {
     this.bases = (Array.isArray(baseUrls) ? baseUrls : [baseUrls]).map((u) => new URL(u));
     this.door = doorUrl ? new URL(doorUrl) : undefined;
-    const door = Math.max(1, Math.round(connections * doorShare));
-    const shop = Math.max(1, connections - door);
+    // With a door process of its own, the door's lane has its own sockets (enough that the
+    // simulator's queueing stays small next to the server's); else it shares the app's.
+    const door = doorUrl ? doorConnections : Math.max(1, Math.round(connections * doorShare));
+    const shop = doorUrl ? connections : Math.max(1, connections - door);
     this.agent = new http.Agent({ keepAlive: true, maxSockets: door, maxFreeSockets: door });
     this.shopAgent = new http.Agent({ keepAlive: true, maxSockets: shop, maxFreeSockets: shop });
   }

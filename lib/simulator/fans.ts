@@ -47,12 +47,14 @@ export interface SaleSetup {
   /** Simulated CDN edges, and the base status poll interval (s). */
   edges: number;
   pollSeconds: number;
+  /** How many times each fan sends its join again after the first answer (impatient clicks, reloads), 0.5–3 s apart. */
+  retries: number;
 }
 
 /** What the fans did, counted for the report. */
 export type SaleCounters = ReturnType<typeof newCounters>;
 
-const newCounters = () => ({ joined: 0, joinFailed: 0, admitted: 0, held: 0, seatsHeld: 0, holdRefused: 0, gaveUp: 0, checkouts: 0, approved: 0, declined: 0, abandoned: 0, ticketedSeen: 0, meCalls: 0, statusReads: 0, lateCaptures: 0, forgedSent: 0, forgedAccepted: 0 });
+const newCounters = () => ({ joined: 0, joinFailed: 0, joinRetries: 0, retriesAnsweredWrong: 0, admitted: 0, held: 0, seatsHeld: 0, holdRefused: 0, gaveUp: 0, checkouts: 0, approved: 0, declined: 0, abandoned: 0, ticketedSeen: 0, meCalls: 0, statusReads: 0, lateCaptures: 0, forgedSent: 0, forgedAccepted: 0 });
 
 /** The sale as the fans see it: start each fan's life, stop them all, read what they did. */
 export interface Sale {
@@ -357,6 +359,18 @@ export function createSale(setup: SaleSetup): Sale {
     if (stopped) return;
     let s = await join(i);
     if (!s) return;
+    // The seed's burst: fans click again and reload. Each retry carries what the first answer set
+    // (the queue ticket), must name the same place, and costs the door no Redis write.
+    for (let k = 0; k < setup.retries && !stopped; k++) {
+      await pause(rand(500, 3_000));
+      if (stopped) return;
+      const r = await client.request<QueueStatus>(`/api/events/${eventId}/queue`, { method: "POST", jar: jars[i], instance: i, endpoint: "queue join (retry)", headers: { "x-forwarded-for": ipOf(i) } });
+      if (r.status !== 200) continue;
+      counters.joinRetries++;
+      const same = r.body.state === "pre" ? s.state === "pre" && r.body.draw === s.draw : r.body.position === s.position || s.state === "pre";
+      if (!same) counters.retriesAnsweredWrong++;
+      s = r.body;
+    }
     // A pre-queue fan waits for the on-sale, then learns from the public status (its draw against
     // servingDraw) when to ask for its exact place — as the queue page does (lib/waiting-room/draw.ts).
     if (s.state === "pre") await pause(onSaleAt - Date.now());
