@@ -11,37 +11,20 @@
  */
 import { FastResponse, serve } from "srvx";
 import type { IncomingMessage } from "node:http";
-import { loadProjectEnv } from "./load-env";
+import { serverSettings } from "./lib/server-settings";
 import { exitWithParent } from "./lib/processes";
 import { CLIENT_IP_HEADER, resolveClientIp } from "@/lib/client-ip";
 import { appDoor } from "@/lib/door/app";
-import { env, EnvError, isLoopbackHost } from "@/lib/env";
 import { closeDb } from "@/lib/db";
 import { closeRedis } from "@/lib/redis";
+import { AppError, toErrorResponse } from "@/lib/errors";
 
-loadProjectEnv();
-const argv = process.argv.slice(2);
-const flag = (name: string) => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv[i + 1] : undefined;
-};
-let e: ReturnType<typeof env>;
-try {
-  e = env();
-} catch (error) {
-  if (error instanceof EnvError) {
-    console.error(`\n✗ ${error.message}\n`);
-    process.exit(1);
-  }
-  throw error;
-}
-const port = Number(flag("-p") ?? e.DOOR_PORT);
-const host = flag("-H") ?? e.HOST ?? (isLoopbackHost(new URL(e.APP_URL).hostname) ? "127.0.0.1" : "0.0.0.0");
+const { e, port, host } = serverSettings((env) => env.DOOR_PORT);
 // srvx's Response writes straight to the Node response (no Web stream in between); the handler
 // calls the global `Response`, so this process gives it that one.
 globalThis.Response = FastResponse as unknown as typeof Response;
 const door = appDoor();
-const notHere = () => Response.json({ error: "There is nothing at this address: this is StarArena's door (the waiting room's API).", code: "not_found" }, { status: 404 });
+const notHere = () => toErrorResponse(new AppError("not_found", "not_found", "There is nothing at this address: this is StarArena's door (the waiting room's API)."), crypto.randomUUID());
 
 const server = serve({
   port,

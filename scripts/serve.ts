@@ -24,37 +24,19 @@
 import { randomUUID } from "node:crypto";
 import { Agent, createServer, IncomingMessage, request as httpRequest, type ServerResponse } from "node:http";
 import next from "next";
-import { loadProjectEnv } from "./load-env";
+import { serverSettings } from "./lib/server-settings";
 import { exitWithParent } from "./lib/processes";
 import { CLIENT_IP_HEADER, resolveClientIp } from "@/lib/client-ip";
-import { appOrigins, env, EnvError, isLoopbackHost } from "@/lib/env";
+import { appOrigins } from "@/lib/env";
 import { troubledDependency, type Dependency } from "@/lib/dependency-state";
 import { AppError, asAppError, OUTAGE_RETRY_AFTER_SECONDS, postgresUnavailable, RedisUnavailableError, toErrorResponse } from "@/lib/errors";
 import { checkHealth } from "@/lib/health";
-
 import { actionBodyRefusal, edgeRefusal, isActionRequest, MAX_ACTION_BODY_BYTES, wantsJson } from "@/lib/http/edge";
 import { requestScopes, type RequestScope } from "@/lib/request-scope";
+import { isDoorPath } from "@/lib/waiting-room/paths";
 
-loadProjectEnv();
-const argv = process.argv.slice(2);
-const flag = (name: string) => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv[i + 1] : undefined;
-};
+const { e, argv, port, host } = serverSettings((env) => env.PORT);
 const dev = argv.includes("--dev");
-
-let e: ReturnType<typeof env>;
-try {
-  e = env();
-} catch (error) {
-  if (error instanceof EnvError) {
-    console.error(`\n✗ ${error.message}\n`);
-    process.exit(1);
-  }
-  throw error;
-}
-const port = Number(flag("-p") ?? e.PORT);
-const host = flag("-H") ?? e.HOST ?? (isLoopbackHost(new URL(e.APP_URL).hostname) ? "127.0.0.1" : "0.0.0.0");
 const origins = appOrigins(e);
 const hops = e.TRUSTED_PROXY_HOPS;
 /** How long a request may wait while a dependency is troubled (ms): "a fast 503" — answered within 2 s — not a hang. */
@@ -188,7 +170,6 @@ await app.prepare();
 /** The standalone door (scripts/door.ts) this server forwards the waiting room's paths to, when DOOR_URL is set. */
 const door = e.DOOR_URL ? new URL(e.DOOR_URL) : undefined;
 const doorAgent = new Agent({ keepAlive: true, maxSockets: 256 });
-const DOOR_PATH = /^\/api\/events\/[^/?]+\/queue(\/me)?\/?(\?|$)/;
 
 /**
  * Hands a waiting-room request to the door as it came, with the client address this server
@@ -218,7 +199,7 @@ const server = createServer((req, res) => {
     void refuse(req, res, refusal);
     return;
   }
-  if (door && DOOR_PATH.test(req.url ?? "")) {
+  if (door && isDoorPath(req.url ?? "")) {
     toDoor(req, res, door);
     return;
   }

@@ -44,7 +44,7 @@ export function signSessionData(
 }
 
 /** Cookie `name` (or its `__Secure-` twin, used over https) from a Cookie header; undefined when absent. */
-function cookieValue(cookieHeader: string, name: string): string | undefined {
+export function cookieValue(cookieHeader: string, name: string): string | undefined {
   for (const part of cookieHeader.split(";")) {
     const eq = part.indexOf("=");
     const key = part.slice(0, eq).trim();

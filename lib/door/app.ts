@@ -8,6 +8,7 @@ import { getSessionUser } from "@/lib/auth/session";
 import { db } from "@/lib/db";
 import { appOrigins, env } from "@/lib/env";
 import { createDoor, type Door } from "@/lib/door/handler";
+import { AppError, toErrorResponse } from "@/lib/errors";
 import { appRoomStore } from "@/lib/waiting-room/queue";
 
 const KEY = Symbol.for("stararena.door");
@@ -35,5 +36,5 @@ export function appDoor(): Door {
 
 /** A Next route handler answering through the door (every path it is mounted on is a door path). */
 export async function doorRoute(req: Request): Promise<Response> {
-  return (await appDoor()(req)) ?? Response.json({ error: "There is nothing at this address.", code: "not_found" }, { status: 404 });
+  return (await appDoor()(req)) ?? toErrorResponse(new AppError("not_found", "not_found", "There is nothing at this address."), crypto.randomUUID());
 }

@@ -20,12 +20,14 @@
  *  - `Server-Timing` on every answer: total, session, redis (ms).
  */
 import type { SessionUser } from "@/lib/auth/user";
-import { userFromCookieCache } from "@/lib/auth/cookie-cache";
+import { cookieValue, userFromCookieCache } from "@/lib/auth/cookie-cache";
 import { clientIp } from "@/lib/client-ip";
 import { AppError, asAppError, RateLimitedError, RedisUnavailableError, toErrorResponse } from "@/lib/errors";
 import { PRIVATE_NO_STORE, publicCache } from "@/lib/http/cache";
 import { crossOriginRefusal } from "@/lib/http/origin";
 import { WindowCounter } from "@/lib/door/window-counter";
+import { eventIdSchema } from "@/lib/ids";
+import { DOOR_PATH } from "@/lib/waiting-room/paths";
 import { fanRoomStatus, joinRoom, publicRoomStatus, setRoomSlot, type FanQueueStatus, type PublicQueueStatus, type RoomStore } from "@/lib/waiting-room/room";
 import { issueQueueTicket, QUEUE_TICKET_TTL_MS, queueTicketCookieName, readQueueTicket, statusFromTicket } from "@/lib/waiting-room/ticket";
 import { admissionCookieName, issueAdmissionToken } from "@/lib/waiting-room/token";
@@ -59,8 +61,6 @@ export interface DoorOptions {
 /** A door request handler: the answer, or null when the path is not the door's. */
 export type Door = (req: Request) => Promise<Response | null>;
 
-const PATH = /^\/api\/events\/([^/]+)\/queue(\/me)?\/?$/;
-const EVENT_ID = /^evt_[0-9a-z]{1,32}$/;
 
 /** Time spent per part of one request (ms), for `Server-Timing`. */
 class Timing {
@@ -82,16 +82,6 @@ class Timing {
     const total = performance.now() - this.start;
     return `total;dur=${total.toFixed(2)}, session;dur=${this.session.toFixed(2)}, redis;dur=${this.redis.toFixed(2)}`;
   }
-}
-
-/** One cookie value from a Cookie header. */
-function cookieFrom(header: string | null, name: string): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(";")) {
-    const eq = part.indexOf("=");
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
 }
 
 /**
@@ -151,7 +141,7 @@ export function createDoor(opts: DoorOptions): Door {
 
   /** The fan's status: from the ticket when that is certain, else from Redis (`ask`). */
   async function fanStatus(req: Request, eventId: string, fan: SessionUser, t: Timing, ask: () => Promise<FanQueueStatus>): Promise<Response> {
-    const ticket = readQueueTicket(cookieFrom(req.headers.get("cookie"), queueTicketCookieName(eventId)), opts.secret, { eventId, fanId: fan.id, now: now() });
+    const ticket = readQueueTicket(cookieValue(req.headers.get("cookie") ?? "", queueTicketCookieName(eventId)), opts.secret, { eventId, fanId: fan.id, now: now() });
     if (ticket) {
       const known = statusFromTicket(ticket, await publicStatus(eventId, t), now());
       if (known) return fanAnswer(eventId, fan, known, ticket, t);
@@ -198,7 +188,7 @@ export function createDoor(opts: DoorOptions): Door {
   }
 
   return async (req) => {
-    const path = PATH.exec(new URL(req.url).pathname);
+    const path = DOOR_PATH.exec(new URL(req.url).pathname);
     if (!path) return null;
     const t = new Timing();
     try {
@@ -208,7 +198,8 @@ export function createDoor(opts: DoorOptions): Door {
       } catch {
         eventId = "";
       }
-      if (!EVENT_ID.test(eventId)) throw new AppError("bad_request", "invalid_input", "That is not an event id (they look like evt_…)", { field: "eventId" });
+      const valid = eventIdSchema.safeParse(eventId);
+      if (!valid.success) throw new AppError("bad_request", "invalid_input", valid.error.issues[0]!.message, { field: "eventId" });
       return await handle(req, eventId, path[2] !== undefined, t);
     } catch (error) {
       const res = toErrorResponse(error, crypto.randomUUID());

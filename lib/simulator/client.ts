@@ -7,9 +7,7 @@
  * edge, as behind a real CDN.
  */
 import http from "node:http";
-
-/** The door's paths (lib/door/handler.ts): join, public status, own status. */
-const DOOR_PATH = /^\/api\/events\/[^/]+\/queue(\/me)?\/?(\?|$)/;
+import { isDoorPath } from "@/lib/waiting-room/paths";
 
 /** A fan's cookies, name → raw value. */
 export type CookieJar = Map<string, string>;
@@ -128,7 +126,7 @@ export class SimClient {
     const headers: Record<string, string> = { accept: "application/json", ...opts.headers };
     if (payload !== undefined) headers["content-type"] ??= "application/json";
     if (opts.jar && opts.jar.size > 0) headers.cookie = [...opts.jar].map(([k, v]) => `${k}=${v}`).join("; ");
-    const base = this.door && DOOR_PATH.test(path) ? this.door : this.bases[(opts.instance ?? 0) % this.bases.length]!;
+    const base = this.door && isDoorPath(path) ? this.door : this.bases[(opts.instance ?? 0) % this.bases.length]!;
     let socketAt: number | undefined;
     return new Promise((resolve) => {
       const req = http.request(
