@@ -17,6 +17,7 @@ import { CLIENT_IP_HEADER, resolveClientIp } from "@/lib/client-ip";
 import { appDoor } from "@/lib/door/app";
 import { closeDb } from "@/lib/db";
 import { closeRedis } from "@/lib/redis";
+import { checkHealth } from "@/lib/health";
 import { AppError, toErrorResponse } from "@/lib/errors";
 
 const { e, port, host } = serverSettings((env) => env.DOOR_PORT);
@@ -38,6 +39,11 @@ const server = serve({
   },
 });
 await server.ready();
+// As scripts/serve.ts does: both dependencies are asked once a second (bounded: lib/health.ts), so a
+// stalled Postgres is known here within about a second and queries behind the session fallback or
+// a configuration restore get the short deadline (lib/db.ts) — a fast 503, never a 30-s wait.
+const probe = setInterval(() => void checkHealth().catch(() => {}), 1_000);
+probe.unref();
 console.log(`▶ StarArena door listening on http://${host}:${port}`);
 
 let closing = false;
