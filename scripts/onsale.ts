@@ -34,7 +34,8 @@ const USAGE = `npm run onsale -- [flags]
   --time-limit S      seconds of sale after the on-sale before stopping (480; --small: 240)
   --budget S          the whole run's time bound, setup to report (600; 0 = none): the sale stops early
                       enough to leave room for the holds to run out, the sweeps to converge and the checks
-  --pre-seconds S     pre-queue window before the on-sale (45)   --pre-share F  share of fans arriving in it (0.5)
+  --pre-seconds S     pre-queue window before the on-sale (45)   --pre-share F  share of fans arriving in it (0.2; --small: 0.5)
+  --first-share F     share of all fans clicking in the first 10 s after the on-sale (0.3, the seed's 300,000 of 1,000,000)
   --burst-seconds S   window of the burst after the on-sale (60)  --poll-seconds S  fans' status poll interval (3)   --retries N  joins each fan sends again after the first answer (2)
   --connections N     sockets per app instance (96)   --door-share F  of them for joins (0.1)   --edges N  CDN edges (4)
   --abandon --decline --slow --duplicate --drop --late-webhook --late-capture --forged F   fault shares of holds
@@ -80,7 +81,8 @@ const cfg = {
   timeLimit: num("time-limit", small ? 240 : 480),
   budget: num("budget", small ? 0 : 600),
   preSeconds: num("pre-seconds", small ? 8 : 45),
-  preShare: num("pre-share", 0.5),
+  preShare: num("pre-share", small ? 0.5 : 0.2),
+  firstShare: num("first-share", 0.3),
   burstSeconds: num("burst-seconds", small ? 10 : 60),
   connections: num("connections", small ? 48 : 96),
   doorShare: num("door-share", 0.1),
@@ -192,14 +194,30 @@ let sold = 0;
 let heldNow = 0;
 let soldOutAt: number | null = null;
 
-// Arrivals: a share before the on-sale (spread over the pre-queue window), the rest in a burst after it.
-const order = fans.map((_, i) => i).sort(() => Math.random() - 0.5);
+// Arrivals shaped like the seed's case (1,000,000 reminded, ~300,000 clicks in the first 10 s
+// after the on-sale, ~2 retries each): a share before the on-sale, spread over the pre-queue
+// window; `first-share` of all fans in the first 10 s after it; the rest thinning out over the
+// burst window. Fans in random order (Fisher–Yates), so which fan arrives when says nothing.
+const order = fans.map((_, i) => i);
+for (let k = order.length - 1; k > 0; k--) {
+  const j = Math.floor(Math.random() * (k + 1));
+  [order[k], order[j]] = [order[j]!, order[k]!];
+}
 const nPre = Math.round(cfg.fans * cfg.preShare);
+const nFirst = Math.min(cfg.fans - nPre, Math.round(cfg.fans * cfg.firstShare));
+const FIRST_MS = Math.min(10_000, cfg.burstSeconds * 1000);
 const t0Pre = Date.now();
-const arrivals = order.map((i, k) =>
-  k < nPre ? t0Pre + (k / Math.max(1, nPre)) * (onSaleAt - t0Pre - 1_000) : onSaleAt + Math.random() ** 1.5 * cfg.burstSeconds * 1000,
+const arrivals = order.map((_, k) =>
+  k < nPre
+    ? t0Pre + (k / Math.max(1, nPre)) * (onSaleAt - t0Pre - 1_000)
+    : k < nPre + nFirst
+      ? onSaleAt + Math.random() * FIRST_MS
+      : onSaleAt + FIRST_MS + Math.random() ** 1.5 * Math.max(0, cfg.burstSeconds * 1000 - FIRST_MS),
 );
-log(`phase pre-queue: ${nPre.toLocaleString("en")} fans arrive before the on-sale, ${(cfg.fans - nPre).toLocaleString("en")} in a ${cfg.burstSeconds}-s burst after it`);
+log(
+  `phase pre-queue: ${nPre.toLocaleString("en")} fans arrive before the on-sale, ${nFirst.toLocaleString("en")} in its first ${FIRST_MS / 1000} s, ` +
+    `${(cfg.fans - nPre - nFirst).toLocaleString("en")} over the rest of a ${cfg.burstSeconds}-s burst`,
+);
 const lives = order.map((i, k) => sale.fanLife(i, arrivals[k]!).catch((e: unknown) => client.countError(`fan crash:${e instanceof Error ? e.message : String(e)}`)));
 
 // Monitor: timeline every second, progress every 5 s, stop on sold out or the time limit.
@@ -371,7 +389,7 @@ const report = {
 
 console.log("\n=== on-sale simulation ===");
 console.log(
-  `ran: ${cfg.fans.toLocaleString("en")} fans (${nPre.toLocaleString("en")} in a ${cfg.preSeconds}-s pre-queue, the rest in a ${cfg.burstSeconds}-s burst), ${capacity.toLocaleString("en")} seats, holds ${cfg.holdMinutes} min (the simulated show's hold time; real shows hold 15), admission ${cfg.rate}/min, active cap ${cfg.cap}; ` +
+  `ran: ${cfg.fans.toLocaleString("en")} fans (${nPre.toLocaleString("en")} in a ${cfg.preSeconds}-s pre-queue, ${nFirst.toLocaleString("en")} in the first ${FIRST_MS / 1000} s after the on-sale, the rest over a ${cfg.burstSeconds}-s burst), ${capacity.toLocaleString("en")} seats, holds ${cfg.holdMinutes} min (the simulated show's hold time; real shows hold 15), admission ${cfg.rate}/min, active cap ${cfg.cap}; ` +
     `${cfg.url ? cfg.url : `${baseUrls.length} app instance(s)`} + local worker, simulator on the same machine: ${report.machine.cores} × ${report.machine.cpu}, ${report.machine.memoryGiB} GiB, Node ${report.machine.node}`,
 );
 console.log(`sold ${sold}/${capacity}${report.timeToSellOutSeconds !== null ? ` in ${report.timeToSellOutSeconds} s` : ""}; tickets ${tickets}; orders ${JSON.stringify(ordersByStatus)}; converged in ${report.convergeSeconds} s`);

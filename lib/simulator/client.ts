@@ -79,6 +79,21 @@ export class SimClient {
   /** The standalone door, when the run has one: the waiting room's paths go there, as a reverse proxy would route them. */
   private readonly door: URL | undefined;
   private readonly t0 = Date.now();
+  /** Set by an outage run while a dependency is down (lib/simulator/outage.ts). */
+  private dependencyDown = false;
+
+  /** Suffix of an endpoint's name for requests begun or answered while a dependency was down. */
+  static readonly DURING_OUTAGE = " (dependency down)";
+
+  /**
+   * Marks the time while a dependency is down, until every endpoint answers normally again:
+   * requests begun or answered in it are counted under "<endpoint> (dependency down)", so that
+   * the door's normal latency bound judges the door, and the outage's own bounds (fast 503s,
+   * lib/simulator/outage.ts) judge these.
+   */
+  setDependencyDown(down: boolean): void {
+    this.dependencyDown = down;
+  }
 
   /**
    * @param baseUrls one app instance's URL, or several (requests pick one by `instance`).
@@ -122,6 +137,8 @@ export class SimClient {
   /** One request to the origin. Never throws: network failures come back as status 0. */
   request<T = unknown>(path: string, opts: RequestOptions): Promise<SimResponse<T>> {
     const started = performance.now();
+    const downAtStart = this.dependencyDown;
+    const endpointNow = () => (downAtStart || this.dependencyDown ? `${opts.endpoint}${SimClient.DURING_OUTAGE}` : opts.endpoint);
     const payload = opts.rawBody ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body));
     const headers: Record<string, string> = { accept: "application/json", ...opts.headers };
     if (payload !== undefined) headers["content-type"] ??= "application/json";
@@ -136,7 +153,8 @@ export class SimClient {
           res.on("data", (c: Buffer) => chunks.push(c));
           res.on("end", () => {
             const ms = performance.now() - started;
-            this.record(opts.endpoint, ms, res.headers["server-timing"], (socketAt ?? started) - started);
+            const endpoint = endpointNow();
+            this.record(endpoint, ms, res.headers["server-timing"], (socketAt ?? started) - started);
             if (opts.jar) updateJar(opts.jar, res.headers["set-cookie"]);
             const text = Buffer.concat(chunks).toString("utf8");
             let body: unknown = text;
@@ -148,11 +166,11 @@ export class SimClient {
             const status = res.statusCode ?? 0;
             // Errors by kind: the status, and the server's stable reason code when it gives one (e.g. "hold 409 seat_taken").
             const code = status >= 400 && body !== null && typeof body === "object" && typeof (body as { code?: unknown }).code === "string" ? ` ${(body as { code: string }).code}` : "";
-            if (status >= 400) this.countError(`${opts.endpoint} ${status}${code}`);
+            if (status >= 400) this.countError(`${endpoint} ${status}${code}`);
             resolve({ status, body: body as T, headers: res.headers, ms });
           });
           res.on("error", (e: NodeJS.ErrnoException) => {
-            this.countError(`${opts.endpoint} network:${e.code ?? e.message}`);
+            this.countError(`${endpointNow()} network:${e.code ?? e.message}`);
             resolve({ status: 0, body: null as T, headers: {}, ms: performance.now() - started });
           });
         },
@@ -164,7 +182,7 @@ export class SimClient {
       });
       req.on("timeout", () => req.destroy(Object.assign(new Error("timeout"), { code: "TIMEOUT" })));
       req.on("error", (e: NodeJS.ErrnoException) => {
-        this.countError(`${opts.endpoint} network:${e.code ?? e.message}`);
+        this.countError(`${endpointNow()} network:${e.code ?? e.message}`);
         resolve({ status: 0, body: null as T, headers: {}, ms: performance.now() - started });
       });
       if (payload !== undefined) req.write(payload);

@@ -98,6 +98,7 @@ export async function runOutage(
   const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
   const answers: ProbeAnswer[] = [];
   opts.log(`OUTAGE: ${opts.dependency} goes down for ${Math.round(opts.downForMs / 1000)} s`);
+  client.setDependencyDown(true);
   await opts.down();
   const until = Date.now() + opts.downForMs;
   while (Date.now() < until) {
@@ -117,6 +118,7 @@ export async function runOutage(
     }
     await sleep(250);
   }
+  client.setDependencyDown(false);
   const unavailable: Record<string, number> = {};
   for (const a of answers) if (a.status === 503) unavailable[a.target] = (unavailable[a.target] ?? 0) + 1;
   const report: OutageReport = {

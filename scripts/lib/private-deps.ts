@@ -2,12 +2,16 @@
  * Dependencies a test may break (the on-sale simulator's `--outage`): a private Redis on a
  * spare port, durable (AOF, fsync on every write, as one would run the waiting room's Redis
  * in production), so killing it with SIGKILL and starting it again is a crash and a restart,
- * not a flush; and a cuttable TCP proxy in front of the shared Postgres
+ * not a flush. Its AOF lives on tmpfs (/dev/shm) when there is one: the crash simulated is the
+ * process's, not the machine's, so the file survives it, and this box's one shared disk (busy
+ * with Postgres's writes during a sale) would otherwise add its fsync time — 100+ ms at the p99,
+ * measured in CI — to every join, which a production Redis on a disk of its own does not pay;
+ * and a cuttable TCP proxy in front of the shared Postgres
  * (lib/testing/tcp-proxy.ts), so the app's database connections can be reset and refused
  * while the simulator's own look at the database goes on.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -62,7 +66,7 @@ async function answersPing(port: number): Promise<boolean> {
  * @throws when redis-server is not installed or does not answer within 10 s
  */
 export async function startPrivateDeps(databaseUrl: string): Promise<PrivateDeps> {
-  const dir = mkdtempSync(path.join(tmpdir(), "stararena-redis-"));
+  const dir = mkdtempSync(path.join(existsSync("/dev/shm") ? "/dev/shm" : tmpdir(), "stararena-redis-"));
   const port = await sparePort();
   let redis: ChildProcess | null = null;
   const startRedis = async () => {
