@@ -171,3 +171,21 @@ export function uniqueViolation(error: unknown): string | undefined {
   while (e && e.code !== "23505" && e.cause) e = e.cause as typeof e;
   return e?.code === "23505" ? (e.constraint_name ?? "unknown") : undefined;
 }
+
+/**
+ * A query that starts when it is awaited, as a drizzle query builder does — so that it can
+ * sit in a pipeline beside builders and be sent in its place.
+ *
+ * A pipeline is `Promise.all([q1, q2, …])` on a transaction: postgres.js sends the queries
+ * together on the transaction's connection and Postgres runs them in the order sent (one
+ * round trip for all). They are sent in the array's order only when every element starts
+ * the same way — when `Promise.all` calls its `then` (a builder, or this). A query started
+ * earlier jumps the queue: a builder's `.execute()` (sent at once), or a call to an `async`
+ * function (sent while the array is still being built). Order matters where a lock or a
+ * setting must come first (an advisory lock before a recount, `lock_timeout` before an
+ * insert, the order row's lock before its payment's).
+ * @param start sends the query and maps its result; called once per `then`.
+ */
+export function lazyQuery<T>(start: () => PromiseLike<T>): PromiseLike<T> {
+  return { then: (onFulfilled, onRejected) => start().then(onFulfilled, onRejected) };
+}

@@ -78,7 +78,7 @@ describe("Inngest functions", () => {
 
   it("ticket issuance: a paid order gets its tickets", async () => {
     const placed = await order([8, 9]);
-    await db().transaction((tx) => transitionOrder(tx, placed.orderId, "pending_payment", "paid", { actor: "test", reason: "paid" }));
+    await db().transaction(async (tx) => transitionOrder(tx, placed.orderId, "pending_payment", "paid", { actor: "test", reason: "paid" }));
     await db().update((await import("@/db/schema")).lineItems).set({ status: "sold" }).where(eq((await import("@/db/schema")).lineItems.orderId, placed.orderId));
     const t = new InngestTestEngine({ function: ticketIssuance });
     const { result } = await t.execute({ events: [{ name: "order/paid", data: { orderId: placed.orderId, eventId: "x" } }] });

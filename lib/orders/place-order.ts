@@ -284,8 +284,8 @@ async function writeOrder(
     tx.insert(orders).values({ id: orderId, eventId: p.event.id, fanId: p.fanId, holdId: p.holdId, holdExpiresAt: p.holdExpiresAt, totalMinor, currency, idempotencyKey: p.idempotencyKey ?? null }),
     ...holdSeatsQueries(tx, { orderId, eventId: p.event.id }, rows.map((r) => ({ seatId: r.seatId, priceLevelId: r.levelId, priceMinor: r.priceMinor, currency: r.currency }))),
     tx.insert(orderTransitions).values({ orderId, entity: "order", entityId: orderId, fromStatus: null, toStatus: "pending_payment", actor: `fan:${p.fanId}`, reason: `held ${rows.length} seat(s) until ${p.holdExpiresAt.toISOString()}` }),
+    enqueue(tx, "order/created", { orderId, eventId: p.event.id, holdExpiresAt: p.holdExpiresAt.toISOString() }, `order/created:${orderId}`),
   ]);
-  await enqueue(tx, "order/created", { orderId, eventId: p.event.id, holdExpiresAt: p.holdExpiresAt.toISOString() }, `order/created:${orderId}`);
   return {
     orderId,
     holdId: p.holdId,

@@ -8,9 +8,9 @@
  *
  * The Redis side (the fast gate) is lib/inventory/hold.ts; callers keep the two in step.
  */
-import { and, eq, inArray, type SQL } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { eventSeats, lineItems } from "@/db/schema";
-import type { Db } from "@/lib/db";
+import { lazyQuery, type Db } from "@/lib/db";
 
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
@@ -37,27 +37,29 @@ export function holdSeatsQueries(tx: Tx, order: { orderId: string; eventId: stri
   ] as const;
 }
 
-/** Moves the order's line items `from → to` and the seats' inventory rows to `seat` (only rows in `seatFrom`, when given). @returns the seat ids moved. */
-async function move(
+/**
+ * Moves the order's line items `from → to` and the seats' inventory rows to `seat` (only rows
+ * in `seatFrom`, when given), in one statement (two data-modifying CTEs: one round trip while
+ * the caller holds the order's lock); starts when awaited (lib/db.ts `lazyQuery`).
+ * @returns the seat ids whose line items moved.
+ */
+function move(
   tx: Tx,
   order: { orderId: string; eventId: string },
   from: "held" | "sold" | "released",
   to: "sold" | "released" | "refunded",
   seat: "sold" | "available",
   seatFrom?: "held" | "sold",
-): Promise<number[]> {
-  const moved = await tx
-    .update(lineItems)
-    .set({ status: to })
-    .where(and(eq(lineItems.orderId, order.orderId), eq(lineItems.status, from)))
-    .returning({ seatId: lineItems.seatId });
-  const seatIds = moved.map((m) => m.seatId);
-  if (seatIds.length > 0) {
-    const where: SQL[] = [eq(eventSeats.eventId, order.eventId), inArray(eventSeats.seatId, seatIds)];
-    if (seatFrom) where.push(eq(eventSeats.status, seatFrom));
-    await tx.update(eventSeats).set({ status: seat }).where(and(...where));
-  }
-  return seatIds;
+): PromiseLike<number[]> {
+  const statement = sql`
+    with moved as (
+      update ${lineItems} set status = ${to} where order_id = ${order.orderId} and status = ${from} returning seat_id
+    ), seated as (
+      update ${eventSeats} set status = ${seat}
+      where event_id = ${order.eventId} and seat_id in (select seat_id from moved)${seatFrom ? sql` and status = ${seatFrom}` : sql``}
+    )
+    select seat_id from moved`;
+  return lazyQuery(() => tx.execute(statement).then((rows) => (rows as unknown as { seat_id: number }[]).map((m) => Number(m.seat_id))));
 }
 
 /** Payment arrived: the order's held seats become sold. @returns the seat ids. */

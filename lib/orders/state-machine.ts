@@ -7,11 +7,16 @@
  * A change the tables below do not allow throws {@link ForbiddenTransitionError} before
  * touching the database; a change whose expected state no longer holds (someone else
  * got there first) returns false and writes nothing.
+ *
+ * The update and its log row are one statement (a data-modifying CTE: the log row is
+ * inserted only for the row the update changed), so a transition costs one round trip
+ * while the caller holds its locks — on the capture path, under an on-sale's load, each
+ * round trip is an event-loop turn of a busy process with the order row locked.
  */
 import { AppError } from "@/lib/errors";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, sql, type SQLWrapper } from "drizzle-orm";
 import { orders, orderTransitions, payments, tickets } from "@/db/schema";
-import type { Db } from "@/lib/db";
+import { lazyQuery, type Db } from "@/lib/db";
 
 export type OrderStatus = (typeof orders.$inferSelect)["status"];
 export type PaymentStatus = (typeof payments.$inferSelect)["status"];
@@ -76,60 +81,68 @@ const canTransitionOrder = (from: OrderStatus, to: OrderStatus) => ORDER_TRANSIT
  * @returns true when this call made the change (and logged it); false when the order was not in `from`.
  * @throws {ForbiddenTransitionError}
  */
-export async function transitionOrder(tx: Tx, orderId: string, from: OrderStatus, to: OrderStatus, cause: TransitionCause): Promise<boolean> {
-  if (!canTransitionOrder(from, to)) throw new ForbiddenTransitionError("order", from, to);
-  const changed = await tx
+export function transitionOrder(tx: Tx, orderId: string, from: OrderStatus, to: OrderStatus, cause: TransitionCause): PromiseLike<boolean> {
+  if (!canTransitionOrder(from, to)) return Promise.reject(new ForbiddenTransitionError("order", from, to));
+  const update = tx
     .update(orders)
     .set({ status: to, updatedAt: sql`now()` })
     .where(and(eq(orders.id, orderId), eq(orders.status, from)))
     .returning({ id: orders.id });
-  if (changed.length !== 1) return false;
-  await tx.insert(orderTransitions).values({ orderId, entity: "order", entityId: orderId, fromStatus: from, toStatus: to, ...cause });
-  return true;
+  return changeAndLog(tx, update, { orderId, entity: "order", from, to, cause });
+}
+
+/**
+ * Runs `update` (a guarded update of one row, `returning { id }`) and appends its transition
+ * to the log in the same statement; starts when awaited (lib/db.ts `lazyQuery`), so it can be
+ * pipelined with other queries in order. @returns true when the update changed the row.
+ */
+function changeAndLog(tx: Tx, update: SQLWrapper, log: { orderId: string; entity: "order" | "payment" | "ticket"; from: string; to: string; cause: TransitionCause }): PromiseLike<boolean> {
+  const statement = sql`
+    with changed as (${update.getSQL()})
+    insert into ${orderTransitions} (order_id, entity, entity_id, from_status, to_status, actor, reason)
+    select ${log.orderId}, ${log.entity}, changed.id, ${log.from}, ${log.to}, ${log.cause.actor}, ${log.cause.reason} from changed
+    returning 1 as logged`;
+  return lazyQuery(() => tx.execute(statement).then((logged) => logged.length === 1));
 }
 
 /**
  * Moves a payment from `from` to `to` if it is still in `from`; `extra` columns are set in the same update.
  * @returns true when this call made the change. @throws {ForbiddenTransitionError}
  */
-export async function transitionPayment(
+export function transitionPayment(
   tx: Tx,
   payment: { id: string; orderId: string },
   from: PaymentStatus,
   to: PaymentStatus,
   cause: TransitionCause,
   extra: Partial<Pick<typeof payments.$inferInsert, "providerPaymentId" | "capturedAt" | "refundedAt" | "ledgerConfirmedAt">> = {},
-): Promise<boolean> {
-  if (!PAYMENT_TRANSITIONS[from].includes(to)) throw new ForbiddenTransitionError("payment", from, to);
-  const changed = await tx
+): PromiseLike<boolean> {
+  if (!PAYMENT_TRANSITIONS[from].includes(to)) return Promise.reject(new ForbiddenTransitionError("payment", from, to));
+  const update = tx
     .update(payments)
     .set({ status: to, updatedAt: sql`now()`, ...extra })
     .where(and(eq(payments.id, payment.id), eq(payments.status, from)))
     .returning({ id: payments.id });
-  if (changed.length !== 1) return false;
-  await tx.insert(orderTransitions).values({ orderId: payment.orderId, entity: "payment", entityId: payment.id, fromStatus: from, toStatus: to, ...cause });
-  return true;
+  return changeAndLog(tx, update, { orderId: payment.orderId, entity: "payment", from, to, cause });
 }
 
 /**
  * Moves a ticket from `from` to `to` if it is still in `from`.
  * @returns true when this call made the change. @throws {ForbiddenTransitionError}
  */
-export async function transitionTicket(
+export function transitionTicket(
   tx: Tx,
   ticket: { id: string; orderId: string },
   from: TicketStatus,
   to: TicketStatus,
   cause: TransitionCause,
   extra: Partial<Pick<typeof tickets.$inferInsert, "checkedInAt">> = {},
-): Promise<boolean> {
-  if (!TICKET_TRANSITIONS[from].includes(to)) throw new ForbiddenTransitionError("ticket", from, to);
-  const changed = await tx
+): PromiseLike<boolean> {
+  if (!TICKET_TRANSITIONS[from].includes(to)) return Promise.reject(new ForbiddenTransitionError("ticket", from, to));
+  const update = tx
     .update(tickets)
     .set({ status: to, ...extra })
     .where(and(eq(tickets.id, ticket.id), eq(tickets.status, from)))
     .returning({ id: tickets.id });
-  if (changed.length !== 1) return false;
-  await tx.insert(orderTransitions).values({ orderId: ticket.orderId, entity: "ticket", entityId: ticket.id, fromStatus: from, toStatus: to, ...cause });
-  return true;
+  return changeAndLog(tx, update, { orderId: ticket.orderId, entity: "ticket", from, to, cause });
 }

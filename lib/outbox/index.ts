@@ -20,6 +20,7 @@ export interface OutboxEvents {
  * Adds an event to the outbox inside `tx`. `dedupeKey` is unique: enqueuing the same
  * key twice keeps the first (so retried state changes do not duplicate jobs).
  */
-export async function enqueue<N extends keyof OutboxEvents>(tx: Tx, name: N, payload: OutboxEvents[N], dedupeKey: string): Promise<void> {
-  await tx.insert(outbox).values({ name, payload, dedupeKey }).onConflictDoNothing({ target: outbox.dedupeKey });
+export function enqueue<N extends keyof OutboxEvents>(tx: Tx, name: N, payload: OutboxEvents[N], dedupeKey: string): PromiseLike<unknown> {
+  // The builder itself (it starts when awaited), so the insert can be pipelined in order (lib/db.ts `lazyQuery`).
+  return tx.insert(outbox).values({ name, payload, dedupeKey }).onConflictDoNothing({ target: outbox.dedupeKey });
 }

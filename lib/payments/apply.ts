@@ -178,27 +178,41 @@ async function recordCapture(db: Db, provider: string, snapshot: PaymentSnapshot
   let extras: string[] = [];
   const outcome = await db.transaction(async (tx): Promise<CaptureOutcome> => {
     // Lock order: the order row, then its payments (every path that changes both does the same).
-    const locked = (await tx.select().from(orders).where(eq(orders.id, order.id)).for("update"))[0]!;
-    const current = (await tx.select().from(payments).where(eq(payments.id, payment.id)).for("update"))[0]!;
+    // Sent together (postgres.js pipelines them on the transaction's connection; Postgres runs
+    // them in this order), so the locks cost one round trip.
+    const [[locked], [current]] = await Promise.all([
+      tx.select().from(orders).where(eq(orders.id, order.id)).for("update"),
+      tx.select().from(payments).where(eq(payments.id, payment.id)).for("update"),
+    ]);
+    if (!locked || !current) throw new Error(`order ${order.id} or payment ${payment.id} vanished`);
     // A capture report for money already given back (a webhook queued before the refund) is stale.
     if (current.status === "refunded") return "already_refunded";
     const confirmedAt = opts.confirmed ? new Date() : null;
+    // The writes the locked rows call for, pipelined the same way: one round trip. Each is
+    // guarded (a transition from the state just read under the lock), so none can miss.
+    const writes: PromiseLike<unknown>[] = [];
     if (current.status !== "captured") {
-      await transitionPayment(tx, current, current.status, "captured", cause, {
-        providerPaymentId: snapshot.paymentId,
-        capturedAt: snapshot.capturedAt ?? new Date(),
-        ledgerConfirmedAt: confirmedAt,
-      });
+      writes.push(
+        transitionPayment(tx, current, current.status, "captured", cause, {
+          providerPaymentId: snapshot.paymentId,
+          capturedAt: snapshot.capturedAt ?? new Date(),
+          ledgerConfirmedAt: confirmedAt,
+        }),
+      );
     } else if (current.status === "captured" && confirmedAt && !current.ledgerConfirmedAt) {
       // Confirmed by the PSP's own records; its payment id wins over whatever a webhook said.
-      await tx.update(payments).set({ ledgerConfirmedAt: confirmedAt, providerPaymentId: snapshot.paymentId }).where(eq(payments.id, current.id));
+      writes.push(tx.update(payments).set({ ledgerConfirmedAt: confirmedAt, providerPaymentId: snapshot.paymentId }).where(eq(payments.id, current.id)));
     }
     if (locked.status === "pending_payment") {
-      await transitionOrder(tx, order.id, "pending_payment", "paid", cause);
-      await sellHeldSeats(tx, { orderId: order.id, eventId: order.eventId });
-      await enqueue(tx, "order/paid", { orderId: order.id, eventId: order.eventId }, `order/paid:${order.id}`);
+      await Promise.all([
+        ...writes,
+        transitionOrder(tx, order.id, "pending_payment", "paid", cause),
+        sellHeldSeats(tx, { orderId: order.id, eventId: order.eventId }),
+        enqueue(tx, "order/paid", { orderId: order.id, eventId: order.eventId }, `order/paid:${order.id}`),
+      ]);
       return "paid";
     }
+    await Promise.all(writes);
     if (locked.status === "paid" || locked.status === "ticketed") {
       extras = await extraCaptures(tx, order.id);
       return extras.length > 0 ? "double_capture" : "already_paid";

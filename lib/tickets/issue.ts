@@ -19,14 +19,17 @@ import { signTicketCode } from "@/lib/tickets/codes";
  * @throws database errors (the caller or a job retries; nothing half-done survives a rollback).
  */
 export async function issueTickets(db: Db, orderId: string, cause: TransitionCause): Promise<number> {
-  const order = await db.query.orders.findFirst({ where: eq(orders.id, orderId) });
+  // The two reads at once (each on a connection of the pool).
+  const [order, items] = await Promise.all([
+    db.query.orders.findFirst({ where: eq(orders.id, orderId) }),
+    db
+      .select({ id: lineItems.id, seatId: lineItems.seatId, label: seats.label })
+      .from(lineItems)
+      .innerJoin(seats, eq(lineItems.seatId, seats.id))
+      .where(and(eq(lineItems.orderId, orderId), eq(lineItems.status, "sold")))
+      .orderBy(asc(lineItems.id)),
+  ]);
   if (!order || (order.status !== "paid" && order.status !== "ticketed")) return 0;
-  const items = await db
-    .select({ id: lineItems.id, seatId: lineItems.seatId, label: seats.label })
-    .from(lineItems)
-    .innerJoin(seats, eq(lineItems.seatId, seats.id))
-    .where(and(eq(lineItems.orderId, orderId), eq(lineItems.status, "sold")))
-    .orderBy(asc(lineItems.id));
   if (order.status === "ticketed") return items.length;
   const secret = env().TICKET_SIGNING_SECRET;
   const rows = await Promise.all(
@@ -38,9 +41,13 @@ export async function issueTickets(db: Db, orderId: string, cause: TransitionCau
   );
   await db.transaction(async (tx) => {
     // Fail fast instead of queueing behind a lock: a job or the sweep retries later.
-    await tx.execute(sql`set local lock_timeout = '2s'`);
-    if (rows.length > 0) await tx.insert(tickets).values(rows).onConflictDoNothing({ target: tickets.lineItemId });
-    if (await transitionOrder(tx, orderId, "paid", "ticketed", cause)) {
+    // The three statements pipelined (one round trip), in this order.
+    const [, , ticketed] = await Promise.all([
+      tx.execute(sql`set local lock_timeout = '2s'`),
+      rows.length > 0 ? tx.insert(tickets).values(rows).onConflictDoNothing({ target: tickets.lineItemId }) : undefined,
+      transitionOrder(tx, orderId, "paid", "ticketed", cause),
+    ]);
+    if (ticketed) {
       await enqueue(tx, "order/ticketed", { orderId, eventId: order.eventId }, `order/ticketed:${orderId}`);
     }
   });
