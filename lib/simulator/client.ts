@@ -12,6 +12,27 @@ import { isDoorPath } from "@/lib/waiting-room/paths";
 /** A fan's cookies, name → raw value. */
 export type CookieJar = Map<string, string>;
 
+/**
+ * The fans' jars, each created on first use: a fan's jar holds the cookies the app set
+ * (queue ticket, admission); the session cookies it arrived with come from the FanBook
+ * (lib/simulator/sessions.ts) per request, so a million fans do not each keep ~1 kB of them.
+ */
+export class FanJars {
+  private readonly jars: (CookieJar | undefined)[] = [];
+  /** Fan `i`'s jar. */
+  get(i: number): CookieJar {
+    return (this.jars[i] ??= new Map());
+  }
+}
+
+/** The `Cookie` header: the jar's cookies, then each of `fallback`'s that the jar does not have (a cookie the app set wins). */
+export function cookieHeader(jar: CookieJar | undefined, fallback?: Record<string, string>): string | undefined {
+  const parts: string[] = [];
+  for (const [k, v] of jar ?? []) parts.push(`${k}=${v}`);
+  for (const [k, v] of Object.entries(fallback ?? {})) if (!jar?.has(k)) parts.push(`${k}=${v}`);
+  return parts.length > 0 ? parts.join("; ") : undefined;
+}
+
 /** What one request returned. `status` 0 means the request failed at the network level. */
 export interface SimResponse<T = unknown> {
   status: number;
@@ -46,6 +67,8 @@ export interface RequestOptions {
   /** Sent exactly as given (e.g. a webhook body whose signature covers its bytes); wins over `body`. */
   rawBody?: string;
   jar?: CookieJar;
+  /** Cookies sent when the jar has none of that name (a fan's session cookies from the FanBook). */
+  session?: Record<string, string>;
   /** Extra headers (e.g. x-forwarded-for, authorization). */
   headers?: Record<string, string>;
   /** Endpoint name for the statistics, e.g. "hold". */
@@ -55,6 +78,41 @@ export interface RequestOptions {
   lane?: "door" | "shop" | "monitor" | "edge" | "probe";
   /** Which app instance (index into the base URLs, modulo their number): a sticky load balancer. Default 0. */
   instance?: number;
+}
+
+/**
+ * A first-come-first-served wait for one of `max` sockets, O(1) per request: node's Agent
+ * queues a request that finds every socket busy in an array it `shift()`s, which at a
+ * million fans' backlog (100,000+ waiting joins) cost the simulator 23 % of its CPU and
+ * stalled its event loop for seconds. Requests pass this gate first, so the Agent never queues.
+ */
+class SocketGate {
+  private waiting: ((() => void) | undefined)[] = [];
+  private head = 0;
+  private busy = 0;
+  constructor(private readonly max: number) {}
+
+  /** Resolves when a socket is free for the caller (at once when one is). */
+  enter(): Promise<void> | undefined {
+    if (this.busy < this.max) {
+      this.busy++;
+      return undefined;
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  /** The caller's request is done: its socket goes to the longest waiter. */
+  leave(): void {
+    if (this.head < this.waiting.length) {
+      const next = this.waiting[this.head]!;
+      this.waiting[this.head++] = undefined;
+      if (this.head > 4096 && this.head * 2 > this.waiting.length) {
+        this.waiting = this.waiting.slice(this.head);
+        this.head = 0;
+      }
+      next();
+    } else this.busy--;
+  }
 }
 
 /** Keep-alive HTTP client with bounded connections, cookie jars and accounting. */
@@ -79,6 +137,7 @@ export class SimClient {
   /** The standalone door, when the run has one: the waiting room's paths go there, as a reverse proxy would route them. */
   private readonly door: URL | undefined;
   private readonly t0 = Date.now();
+  private readonly gates = new Map<http.Agent, SocketGate>();
   /** Set by an outage run while a dependency is down (lib/simulator/outage.ts). */
   private dependencyDown = false;
 
@@ -134,20 +193,39 @@ export class SimClient {
     this.requests++;
   }
 
-  /** One request to the origin. Never throws: network failures come back as status 0. */
-  request<T = unknown>(path: string, opts: RequestOptions): Promise<SimResponse<T>> {
+  /** The gate in front of an agent's sockets. */
+  private gateOf(agent: http.Agent): SocketGate {
+    let gate = this.gates.get(agent);
+    if (!gate) this.gates.set(agent, (gate = new SocketGate(Number.isFinite(agent.maxSockets) ? agent.maxSockets : 256)));
+    return gate;
+  }
+
+  /** One request to the origin, once one of its lane's sockets is free. Never throws: network failures come back as status 0. */
+  async request<T = unknown>(path: string, opts: RequestOptions): Promise<SimResponse<T>> {
     const started = performance.now();
+    const agent = opts.lane === "shop" ? this.shopAgent : opts.lane === "monitor" ? this.monitorAgent : opts.lane === "probe" ? this.probeAgent : opts.lane === "edge" ? this.edgeAgent : this.agent;
+    const gate = this.gateOf(agent);
+    await gate.enter();
+    try {
+      return await this.send<T>(path, opts, agent, started);
+    } finally {
+      gate.leave();
+    }
+  }
+
+  private send<T>(path: string, opts: RequestOptions, agent: http.Agent, started: number): Promise<SimResponse<T>> {
     const downAtStart = this.dependencyDown;
     const endpointNow = () => (downAtStart || this.dependencyDown ? `${opts.endpoint}${SimClient.DURING_OUTAGE}` : opts.endpoint);
     const payload = opts.rawBody ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body));
     const headers: Record<string, string> = { accept: "application/json", ...opts.headers };
     if (payload !== undefined) headers["content-type"] ??= "application/json";
-    if (opts.jar && opts.jar.size > 0) headers.cookie = [...opts.jar].map(([k, v]) => `${k}=${v}`).join("; ");
+    const cookie = cookieHeader(opts.jar, opts.session);
+    if (cookie) headers.cookie = cookie;
     const base = this.door && isDoorPath(path) ? this.door : this.bases[(opts.instance ?? 0) % this.bases.length]!;
     let socketAt: number | undefined;
     return new Promise((resolve) => {
       const req = http.request(
-        { host: base.hostname, port: base.port, path, method: opts.method ?? "GET", headers, agent: opts.lane === "shop" ? this.shopAgent : opts.lane === "monitor" ? this.monitorAgent : opts.lane === "probe" ? this.probeAgent : opts.lane === "edge" ? this.edgeAgent : this.agent, timeout: opts.timeoutMs ?? 60_000 },
+        { host: base.hostname, port: base.port, path, method: opts.method ?? "GET", headers, agent, timeout: opts.timeoutMs ?? 60_000 },
         (res) => {
           const chunks: Buffer[] = [];
           res.on("data", (c: Buffer) => chunks.push(c));

@@ -11,7 +11,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { SANDBOX_SIGNATURE_HEADER, signWebhookBody } from "@/lib/payments/sandbox/psp";
-import type { CookieJar, SimClient, SimResponse } from "@/lib/simulator/client";
+import type { FanJars, SimClient, SimResponse } from "@/lib/simulator/client";
 import type { TimedJoin } from "@/lib/simulator/report";
 import { estimatedPreQueuePosition, pollDelayMs, preQueueTurnNear } from "@/lib/waiting-room/draw";
 import type { FanQueueStatus, PublicQueueStatus } from "@/lib/waiting-room/room";
@@ -39,8 +39,10 @@ export interface SaleSetup {
   levels: { id: string }[];
   ordinalsByLevel: number[][];
   fanIds: string[];
-  /** Each fan's cookies: the signed session and its cache, then what the app sets. */
-  jars: CookieJar[];
+  /** What the app set in each fan's browser (queue ticket, admission). */
+  jars: FanJars;
+  /** Each fan's signed session cookies (the session and its cache, by cookie name), as it arrived signed in. */
+  sessionOf: (i: number) => Record<string, string>;
   /** The address each fan comes from (for the per-IP limits). */
   ipOf: (i: number) => string;
   faults: FaultShares;
@@ -72,6 +74,8 @@ export interface Sale {
 /** The simulated fans of one run. */
 export function createSale(setup: SaleSetup): Sale {
   const { client, eventId, onSaleAt, levels, ordinalsByLevel, fanIds, jars, ipOf } = setup;
+  /** Fan `i`'s cookies for a request: its jar, and its session cookies where the jar has none. */
+  const cookiesOf = (i: number) => ({ jar: jars.get(i), session: setup.sessionOf(i) });
   const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
   const rand = (a: number, b: number) => a + Math.random() * (b - a);
   let stopped = false;
@@ -160,7 +164,7 @@ export function createSale(setup: SaleSetup): Sale {
 
   async function me(i: number, lane: "door" | "shop" = "shop"): Promise<QueueStatus | null> {
     counters.meCalls++;
-    const r = await client.request<QueueStatus>(`/api/events/${eventId}/queue/me`, { jar: jars[i], instance: i, endpoint: "queue me", lane, headers: { "x-forwarded-for": ipOf(i) } });
+    const r = await client.request<QueueStatus>(`/api/events/${eventId}/queue/me`, { ...cookiesOf(i), instance: i, endpoint: "queue me", lane, headers: { "x-forwarded-for": ipOf(i) } });
     return r.status === 200 ? r.body : null;
   }
 
@@ -170,7 +174,7 @@ export function createSale(setup: SaleSetup): Sale {
     // idempotent, then returns that earlier place.
     const sentAt = performance.now();
     for (let attempt = 0; attempt < 10; attempt++) {
-      const r = await client.request<QueueStatus>(`/api/events/${eventId}/queue`, { method: "POST", jar: jars[i], instance: i, endpoint: "queue join", headers: { "x-forwarded-for": ipOf(i) } });
+      const r = await client.request<QueueStatus>(`/api/events/${eventId}/queue`, { method: "POST", ...cookiesOf(i), instance: i, endpoint: "queue join", headers: { "x-forwarded-for": ipOf(i) } });
       const doneAt = performance.now();
       if (r.status === 200) {
         counters.joined++;
@@ -206,7 +210,7 @@ export function createSale(setup: SaleSetup): Sale {
       return r;
     };
     const checkout = async () => {
-      const r = await patiently(() => client.request<{ url: string }>(`/api/orders/${order.orderId}/checkout`, { method: "POST", jar: jars[i], instance: i, endpoint: "checkout", lane: "shop", headers }));
+      const r = await patiently(() => client.request<{ url: string }>(`/api/orders/${order.orderId}/checkout`, { method: "POST", ...cookiesOf(i), instance: i, endpoint: "checkout", lane: "shop", headers }));
       if (r.status !== 200) return null;
       counters.checkouts++;
       return /sbx_cs_[0-9a-z]+/.exec(r.body.url)?.[0] ?? null;
@@ -278,7 +282,7 @@ export function createSale(setup: SaleSetup): Sale {
     // about the sweeps): their orders are settled by the webhook or the sweeps alone.
     if (fate !== "lateWebhook" && Math.random() < RETURN_SHARE) {
       for (let k = 0; k < 4; k++) {
-        const r = await client.request<{ status: string }>(`/api/orders/${order.orderId}${k === 0 ? `?checkout=${id}` : ""}`, { jar: jars[i], instance: i, endpoint: k === 0 ? "order return" : "order status", lane: "shop", headers });
+        const r = await client.request<{ status: string }>(`/api/orders/${order.orderId}${k === 0 ? `?checkout=${id}` : ""}`, { ...cookiesOf(i), instance: i, endpoint: k === 0 ? "order return" : "order status", lane: "shop", headers });
         if (r.body?.status === "ticketed") {
           counters.ticketedSeen++;
           return;
@@ -327,7 +331,7 @@ export function createSale(setup: SaleSetup): Sale {
       const r = await client.request<{ orderId: string; seats: unknown[]; holdExpiresAt: string; totalMinor: number; currency: string; checkoutUrl?: string; error?: string; code?: string }>(`/api/events/${eventId}/holds${payAtOnce ? "?pay=1" : ""}`, {
         method: "POST",
         body,
-        jar: jars[i],
+        ...cookiesOf(i),
         instance: i,
         endpoint: "hold", lane: "shop",
         headers,
@@ -351,7 +355,7 @@ export function createSale(setup: SaleSetup): Sale {
       else await pause(1_000);
     }
     counters.gaveUp++;
-    await client.request(`/api/events/${eventId}/queue/me`, { method: "DELETE", jar: jars[i], instance: i, endpoint: "queue leave", lane: "shop", headers: { "x-forwarded-for": ipOf(i) } });
+    await client.request(`/api/events/${eventId}/queue/me`, { method: "DELETE", ...cookiesOf(i), instance: i, endpoint: "queue leave", lane: "shop", headers: { "x-forwarded-for": ipOf(i) } });
   }
 
   async function fanLife(i: number, arriveAt: number): Promise<void> {
@@ -364,7 +368,7 @@ export function createSale(setup: SaleSetup): Sale {
     for (let k = 0; k < setup.retries && !stopped; k++) {
       await pause(rand(500, 3_000));
       if (stopped) return;
-      const r = await client.request<QueueStatus>(`/api/events/${eventId}/queue`, { method: "POST", jar: jars[i], instance: i, endpoint: "queue join (retry)", headers: { "x-forwarded-for": ipOf(i) } });
+      const r = await client.request<QueueStatus>(`/api/events/${eventId}/queue`, { method: "POST", ...cookiesOf(i), instance: i, endpoint: "queue join (retry)", headers: { "x-forwarded-for": ipOf(i) } });
       if (r.status !== 200) continue;
       counters.joinRetries++;
       const same = r.body.state === "pre" ? s.state === "pre" && r.body.draw === s.draw : r.body.position === s.position || s.state === "pre";
@@ -393,7 +397,7 @@ export function createSale(setup: SaleSetup): Sale {
     }
     if (stopped) return;
     counters.admitted++;
-    await shop(i, s.admissionToken ?? jars[i]!.get(admissionCookieName(eventId)) ?? null);
+    await shop(i, s.admissionToken ?? jars.get(i).get(admissionCookieName(eventId)) ?? null);
   }
 
 
