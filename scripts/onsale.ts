@@ -51,7 +51,7 @@ const USAGE = `npm run onsale -- [flags]
   --door-port N (3390) the standalone door (scripts/door.ts) serving the waiting room's paths   --no-door  Next serves them
 Env ONSALE_APP_NODE_ARGS: node flags for the app instances only (e.g. "--cpu-prof --cpu-prof-dir=DIR").`;
 const argv = process.argv.slice(2);
-const KNOWN = new Set(USAGE.match(/--[a-z-]+/g));
+const KNOWN = new Set(USAGE.match(/--[a-z0-9-]+/g));
 const unknown = argv.filter((a) => a.startsWith("--") && !KNOWN.has(a) && a !== "--help");
 if (argv.includes("--help") || unknown.length > 0) {
   if (unknown.length > 0) console.error(`Unknown flag${unknown.length > 1 ? "s" : ""}: ${unknown.join(" ")}\n`);
