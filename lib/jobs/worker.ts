@@ -35,10 +35,16 @@ export interface WorkerOptions {
 /**
  * Starts the loop. @returns a function that stops it (resolves when the current pass ends).
  */
+/** How long one pass may run before the next starts beside it (ms). */
+export const PASS_DEADLINE_MS = 30_000;
+
 export function startLocalWorker(db: Db, opts: WorkerOptions = {}): () => Promise<void> {
   const intervalMs = opts.intervalMs ?? 2_000;
   const reconcileEveryMs = opts.reconcileEveryMs ?? 60_000;
   const log = opts.log ?? ((line: string) => console.log(`[worker] ${line}`));
+  // Trouble goes to stderr, which every supervisor of the worker shows (the simulator shows only that).
+  const warn = opts.log ?? ((line: string) => console.error(`[worker] ${line}`));
+  const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
   const send = opts.send;
   const withInngest = inngestConfigured() && send !== undefined;
   let stopped = false;
@@ -61,7 +67,8 @@ export function startLocalWorker(db: Db, opts: WorkerOptions = {}): () => Promis
     // harmless (idempotent) safety net for when it is unreachable.
     const s = await sweep(db);
     const did = s.expired + s.paidAtExpiry + s.paymentsQueried + s.ticketed + s.latePayments + s.extraCapturesRefunded;
-    if (did > 0 || s.errors.length > 0) log(`sweep: ${JSON.stringify(s)}`);
+    if (s.errors.length > 0) warn(`sweep: ${JSON.stringify(s)}`);
+    else if (did > 0) log(`sweep: ${JSON.stringify(s)}`);
     if (Date.now() - lastReconcile >= reconcileEveryMs) {
       lastReconcile = Date.now();
       const r = await reconcile(db);
@@ -76,10 +83,21 @@ export function startLocalWorker(db: Db, opts: WorkerOptions = {}): () => Promis
   const loop = async () => {
     log(`${withInngest ? "relaying the outbox to Inngest and " : "no Inngest server configured: "}running the sweeps every ${intervalMs} ms`);
     await lease.ready;
+    let overdue: Promise<void> | null = null;
     while (!stopped) {
-      if (lease.held()) current = pass().catch((error: unknown) => log(`pass failed (will retry): ${error instanceof Error ? error.message : String(error)}`));
-      await current;
-      await new Promise((r) => setTimeout(r, intervalMs));
+      if (lease.held()) current = pass().catch((error: unknown) => warn(`pass failed (will retry): ${error instanceof Error ? error.message : String(error)}`));
+      // A pass that hangs (a query or a call that never answers) must not stop every later
+      // sweep: past its deadline the next pass starts beside it — the sweeps are idempotent
+      // guarded transitions — but only one overdue pass at a time, so hung passes cannot pile up.
+      const finished = await Promise.race([current.then(() => true), sleep(PASS_DEADLINE_MS).then(() => false)]);
+      if (!finished) {
+        if (overdue) await overdue;
+        warn(`a pass is still running after ${PASS_DEADLINE_MS / 1000} s: the next one starts beside it`);
+        overdue = current.finally(() => {
+          overdue = null;
+        });
+      }
+      await sleep(intervalMs);
     }
   };
   void loop();
