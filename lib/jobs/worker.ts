@@ -32,12 +32,12 @@ export interface WorkerOptions {
   log?: (line: string) => void;
 }
 
-/**
- * Starts the loop. @returns a function that stops it (resolves when the current pass ends).
- */
 /** How long one pass may run before the next starts beside it (ms). */
 export const PASS_DEADLINE_MS = 30_000;
 
+/**
+ * Starts the loop. @returns a function that stops it (resolves when the current pass ends).
+ */
 export function startLocalWorker(db: Db, opts: WorkerOptions = {}): () => Promise<void> {
   const intervalMs = opts.intervalMs ?? 2_000;
   const reconcileEveryMs = opts.reconcileEveryMs ?? 60_000;

@@ -99,26 +99,29 @@ export async function runOutage(
   const answers: ProbeAnswer[] = [];
   opts.log(`OUTAGE: ${opts.dependency} goes down for ${Math.round(opts.downForMs / 1000)} s`);
   client.setDependencyDown(true);
-  await opts.down();
-  const until = Date.now() + opts.downForMs;
-  while (Date.now() < until) {
-    const t0 = Date.now();
-    answers.push(...(await round(client, opts.targets, opts.jar)));
-    await sleep(Math.max(0, 500 - (Date.now() - t0)));
-  }
-  await opts.up();
-  const back = Date.now();
-  opts.log(`OUTAGE: ${opts.dependency} is back; waiting for every endpoint to answer normally`);
   let recoveredInMs: number | null = null;
-  while (Date.now() - back < RECOVERY_MS) {
-    const r = await round(client, opts.targets, opts.jar);
-    if (r.every((a) => a.status !== 503 && a.status !== 0 && a.status < 500)) {
-      recoveredInMs = Date.now() - back;
-      break;
+  try {
+    await opts.down();
+    const until = Date.now() + opts.downForMs;
+    while (Date.now() < until) {
+      const t0 = Date.now();
+      answers.push(...(await round(client, opts.targets, opts.jar)));
+      await sleep(Math.max(0, 500 - (Date.now() - t0)));
     }
-    await sleep(250);
+    await opts.up();
+    const back = Date.now();
+    opts.log(`OUTAGE: ${opts.dependency} is back; waiting for every endpoint to answer normally`);
+    while (Date.now() - back < RECOVERY_MS) {
+      const r = await round(client, opts.targets, opts.jar);
+      if (r.every((a) => a.status !== 503 && a.status !== 0 && a.status < 500)) {
+        recoveredInMs = Date.now() - back;
+        break;
+      }
+      await sleep(250);
+    }
+  } finally {
+    client.setDependencyDown(false);
   }
-  client.setDependencyDown(false);
   const unavailable: Record<string, number> = {};
   for (const a of answers) if (a.status === 503) unavailable[a.target] = (unavailable[a.target] ?? 0) + 1;
   const report: OutageReport = {
