@@ -22,7 +22,7 @@ import { noteTiming } from "@/lib/request-scope";
 export type Db = PostgresJsDatabase<typeof schema>;
 
 type Cache = { sql: Sql; db: Db; url: string; stuck: boolean };
-const globalForDb = globalThis as unknown as { __stararenaDb?: Cache };
+const globalForDb = globalThis as unknown as { __stararenaDb?: Cache; __stararenaProbe?: { sql: Sql; url: string } };
 
 /** A query's deadline while Postgres is known to be in trouble (ms). */
 export const TROUBLED_QUERY_TIMEOUT_MS = 1_500;
@@ -158,11 +158,29 @@ export function sql(): Sql {
   return connect().sql;
 }
 
-/** Closes the pool (scripts and tests call this before exiting). */
+/**
+ * A client of its own with one connection, for liveness probes (lib/health.ts): a probe sent
+ * through the pool waits behind every query queued for a connection, so a busy app (all
+ * connections in use, under an on-sale's load) read as a dead database and turned its own
+ * queries into 503s. On this connection a probe's wait is Postgres's alone.
+ */
+export function probeSql(): Sql {
+  const { DATABASE_URL, DATABASE_CONNECT_TIMEOUT_SECONDS } = env();
+  const cached = globalForDb.__stararenaProbe;
+  if (cached?.url === DATABASE_URL) return cached.sql;
+  if (cached) void cached.sql.end({ timeout: 1 }).catch(() => {});
+  const probe = postgres(DATABASE_URL, { max: 1, idle_timeout: 30, connect_timeout: DATABASE_CONNECT_TIMEOUT_SECONDS, backoff: () => 0.2, onnotice: () => {} });
+  globalForDb.__stararenaProbe = { sql: probe, url: DATABASE_URL };
+  return probe;
+}
+
+/** Closes the pool and the probe's connection (scripts and tests call this before exiting). */
 export async function closeDb(): Promise<void> {
   const cached = globalForDb.__stararenaDb;
+  const probe = globalForDb.__stararenaProbe;
   globalForDb.__stararenaDb = undefined;
-  await cached?.sql.end({ timeout: 5 });
+  globalForDb.__stararenaProbe = undefined;
+  await Promise.all([cached?.sql.end({ timeout: 5 }), probe?.sql.end({ timeout: 1 })]);
 }
 
 /** The constraint name of a unique violation (SQLSTATE 23505) anywhere in an error's cause chain, else undefined. */

@@ -1,10 +1,11 @@
 /**
  * Liveness of the app's dependencies, for /api/health, the HTTP server's once-a-second probe
  * (scripts/serve.ts) and operators. Each check is bounded ({@link HEALTH_CHECK_TIMEOUT_MS}):
- * a stalled dependency is reported as down, never waited for. A failure is recorded in
+ * a stalled dependency is reported as down, never waited for. Postgres is asked on a
+ * connection of its own (lib/db.ts `probeSql`), so a busy pool is not taken for a dead database. A failure is recorded in
  * lib/dependency-state.ts, so requests stuck on that dependency are answered 503 promptly.
  */
-import { sql } from "@/lib/db";
+import { probeSql } from "@/lib/db";
 import { noteDependencyFailure, type Dependency } from "@/lib/dependency-state";
 import { redis } from "@/lib/redis";
 
@@ -31,7 +32,7 @@ async function check(dependency: Dependency, ping: () => Promise<unknown>): Prom
  * sentence for a person) and `retryAfter` (seconds).
  */
 export async function checkHealth(): Promise<{ ok: boolean; postgres: string; redis: string; error?: string; retryAfter?: number }> {
-  const [pg, rd] = await Promise.all([check("postgres", () => sql()`select 1`), check("redis", () => redis().ping())]);
+  const [pg, rd] = await Promise.all([check("postgres", () => probeSql()`select 1`), check("redis", () => redis().ping())]);
   const ok = pg === "ok" && rd === "ok";
   if (ok) return { ok, postgres: pg, redis: rd };
   const down = [pg !== "ok" ? "the database (Postgres)" : null, rd !== "ok" ? "the queue and seat store (Redis)" : null].filter(Boolean).join(" and ");

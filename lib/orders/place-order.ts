@@ -79,7 +79,7 @@ export interface PlacedOrder {
 /** The fan already has an order waiting for payment for this show (409): pay for it or give it back first. */
 export class PendingOrderError extends AppError {
   constructor(
-    readonly orderId: string,
+    readonly orderId: string | null,
     ending: boolean,
   ) {
     super(
@@ -174,7 +174,8 @@ export async function placeOrder(
         .select({ id: orders.id, holdExpiresAt: orders.holdExpiresAt })
         .from(orders)
         .where(and(eq(orders.eventId, event.id), eq(orders.fanId, input.fanId), eq(orders.status, "pending_payment")));
-      if (pending) throw new PendingOrderError(pending.id, pending.holdExpiresAt <= now);
+      // None left: the other pending order ended (expired, paid, cancelled) between the insert and this read.
+      throw new PendingOrderError(pending?.id ?? null, !pending || pending.holdExpiresAt <= now);
     }
     throw error;
   }

@@ -78,10 +78,11 @@ export async function prepareOwnServer(opts: OnsaleServerOptions): Promise<Priva
     clearRenderedPages();
     log(`  serving the production build in ${process.env.NEXT_DIST_DIR}`);
   }
-  // Postgres allows 100 connections here: the app instances share 78 (2 × 39), the worker
-  // 5, the simulator 4, leaving room for a running `npm start`. Under load a transaction holds
-  // its connection across several event-loop turns, so the pool bounds the shop's throughput.
-  const poolPerInstance = String(Math.max(4, Math.floor(78 / baseUrls.length)));
+  // Postgres allows 100 connections here: the app instances share at most 48 (2 × 24), the
+  // worker 5, the door 3, the simulator and its crowd 4 each, leaving room for a running `npm
+  // start` (and for connections the pools are still closing). Two cores cannot run more than a
+  // few transactions at once: with 39 a pool, a 300,000-fan run met "too many clients".
+  const poolPerInstance = String(Math.max(4, Math.min(24, Math.floor(48 / baseUrls.length))));
   const childEnv = { ...process.env, NODE_ENV: "production", PAYMENT_PROVIDER: "sandbox", DATABASE_POOL_MAX: poolPerInstance, ...(deps ? { DATABASE_URL: deps.databaseUrlViaProxy } : {}) } as NodeJS.ProcessEnv;
   // Several instances of the app, as behind a load balancer; each sends its sandbox PSP's webhooks
   // to itself. The simulator stands in for the CDN in front of them: it writes each fan's address
