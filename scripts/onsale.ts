@@ -35,7 +35,7 @@ const USAGE = `npm run onsale -- [flags]
                       enough to leave room for the holds to run out, the sweeps to converge and the checks
   --pre-seconds S     pre-queue window before the on-sale (45)   --pre-share F  share of fans arriving in it (0.2; --small: 0.5)
   --first-share F     share of all fans clicking in the first 10 s after the on-sale (0.3, the seed's 300,000 of 1,000,000)
-  --burst-seconds S   window of the burst after the on-sale (60)  --poll-seconds S  fans' status poll interval (3)   --retries N  joins each fan sends again after the first answer (2)
+  --burst-seconds S   window of the burst after the on-sale (60)  --poll-seconds S  fans' status poll interval (3)   --retries N  joins each fan of the first 10 s sends again after the first answer (2)
   --connections N     sockets per app instance (96)   --door-share F  of them for joins (0.1)   --edges N  CDN edges (4)
   --abandon --decline --slow --duplicate --drop --late-webhook --late-capture --forged F   fault shares of holds
                       (late-capture: paid after the hold expired, webhook lost; forged: a capture webhook signed with a wrong secret)
@@ -46,7 +46,7 @@ const USAGE = `npm run onsale -- [flags]
   --json FILE         write the report (and FILE.html, the chart)
   --url URL           drive an already running StarArena instead of starting one (its env must match)
   --port N (3300) --instances N (2) --build auto|always|never --keep (keep the database)
-  --door-connections N sockets to the standalone door (256; the --connections are then all the shop's)
+  --door-connections N sockets to the standalone door (64; the --connections are then all the shop's)
   --door-p99-ms N      the bound on the door's server-side join p99 (100): over it, the run fails
   --door-port N (3390) the standalone door (scripts/door.ts) serving the waiting room's paths   --no-door  Next serves them
 Env ONSALE_APP_NODE_ARGS: node flags for the app instances only (e.g. "--cpu-prof --cpu-prof-dir=DIR").`;
@@ -109,10 +109,16 @@ const cfg = {
   outageSeconds: num("outage-seconds", 8),
   doorPort: num("door-port", 3390),
   doorP99Ms: num("door-p99-ms", 100),
-  doorConnections: num("door-connections", 256),
+  doorConnections: num("door-connections", 64),
   noDoor: has("no-door"),
 };
 const log = (s: string) => console.log(`[onsale ${new Date().toISOString().slice(11, 19)}] ${s}`);
+/**
+ * The crowd's CPU niceness: the simulated million fans are not the system under test, and on
+ * one machine they yield to it (the app, the door, the worker, Postgres and Redis), as fans'
+ * browsers do not share the servers' cores.
+ */
+const CROWD_NICE = 10;
 /**
  * How often the run's worker reconciles, the PSP's ledger included (ms): a capture whose
  * webhook was lost is found by the next pass, so the end of the run waits at most this long.
@@ -139,16 +145,12 @@ process.env.APP_URL ??= baseUrl;
 
 const { sql } = await import("drizzle-orm");
 const { closeDb, db } = await import("@/lib/db");
-const { env } = await import("@/lib/env");
 const { closeRedis } = await import("@/lib/redis");
 const { checkInvariants } = await import("@/lib/reconciliation/invariants");
 const { FanJars, SimClient } = await import("@/lib/simulator/client");
 const { waitForConvergence } = await import("@/lib/simulator/converge");
-const { fairnessOf } = await import("@/lib/simulator/fairness");
 const { createSale } = await import("@/lib/simulator/fans");
-const { createFanBook } = await import("@/lib/simulator/sessions");
 const { createSimulatedShow } = await import("@/lib/simulator/show");
-const { SESSION_COOKIE, SESSION_DATA_COOKIE } = await import("@/lib/auth/cookie-cache");
 const R = await import("@/lib/simulator/report");
 const { deleteKeys } = await import("@/lib/redis-keys");
 const { dropDatabase } = await import("@/lib/migrations");
@@ -164,82 +166,89 @@ if (cfg.outage && cfg.url) throw new Error("--outage needs the simulator's own s
 const doorUrl = cfg.url || cfg.noDoor ? undefined : `http://127.0.0.1:${cfg.doorPort}`;
 const deps = cfg.url ? undefined : await prepareOwnServer({ baseUrls, port: cfg.port, build: cfg.build, reconcileEveryMs: RECONCILE_EVERY_MS, log, outage: cfg.outage, doorUrl });
 const runTag = Date.now().toString(36);
-log(`creating ${cfg.fans.toLocaleString("en")} fans with sessions…`);
-// (With --outage, one more: the probe fan, who never queues.) Their cookies are kept compact (lib/simulator/sessions.ts FanBook).
-const book = await createFanBook(db(), cfg.fans + (cfg.outage ? 1 : 0), { secret: env().BETTER_AUTH_SECRET, runTag, onProgress: (d) => d % 50_000 === 0 && log(`  ${d.toLocaleString("en")} fans`) });
-const fanIds = book.ids.slice(0, cfg.fans);
+
+// The crowd (scripts/lib/onsale-crowd.ts, lib/simulator/crowd.ts): the fans from arrival to
+// their turn, in a process of their own at a lower CPU priority, as the door's flood would
+// be on machines of its own. It creates the fans (COPY, signed cookies) and hands over each
+// admitted fan; this process shops for them, watches, and checks.
+const { startProcess } = await import("./lib/processes");
+const { mergeCrowdStats, sumCounters } = await import("@/lib/simulator/crowd");
+type CrowdEvent = import("@/lib/simulator/crowd").CrowdEvent;
+type CrowdProgress = import("@/lib/simulator/crowd").CrowdProgress;
+const crowd = startProcess({ name: "crowd", script: "scripts/lib/onsale-crowd.ts", nice: CROWD_NICE, nodeArgs: ["--max-old-space-size=16384", "--max-semi-space-size=64"] });
+const crowdSend = (m: import("@/lib/simulator/crowd").CrowdCommand) => crowd.send(m);
+let crowdProgress: CrowdProgress | undefined;
+let crowdResult: Extract<CrowdEvent, { type: "result" }> | undefined;
+const crowdWaiters: { type: CrowdEvent["type"]; resolve: (m: CrowdEvent) => void }[] = [];
+const crowdNext = <T extends CrowdEvent["type"]>(type: T) => new Promise<Extract<CrowdEvent, { type: T }>>((resolve) => crowdWaiters.push({ type, resolve: resolve as (m: CrowdEvent) => void }));
+let crowdFailed: string | undefined;
+crowd.on("exit", (code) => {
+  if (!crowdResult) {
+    crowdFailed ??= `the crowd process exited (${code}) before its result`;
+    console.error(crowdFailed);
+    process.exit(1);
+  }
+});
 
 const client = new SimClient(baseUrls, cfg.connections, cfg.doorShare, doorUrl, cfg.doorConnections);
+client.onDependencyDown = (down) => crowdSend({ type: "dependency-down", down });
 const ipOf = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
-// Fans arrive signed in: the session cookie and better-auth's cookie cache, as a browser holds them.
-const sessionOf = (i: number) => {
-  const c = book.cookies(i);
-  return { [SESSION_COOKIE]: c.sessionCookie, [SESSION_DATA_COOKIE]: c.sessionDataCookie };
-};
+// Admitted fans arrive from the crowd with their session cookies and what the app set in their browser.
+const sessions = new Map<number, Record<string, string>>();
+const sessionOf = (i: number) => sessions.get(i) ?? {};
 const jars = new FanJars();
-const probeJar = cfg.outage ? new Map(Object.entries(sessionOf(cfg.fans))) : undefined;
+const lives: Promise<void>[] = [];
+crowd.on("message", (m: CrowdEvent) => {
+  if (m.type === "log") log(m.line);
+  else if (m.type === "progress") crowdProgress = m.progress;
+  else if (m.type === "admitted") {
+    sessions.set(m.i, m.session);
+    const jar = jars.get(m.i);
+    for (const [k, v] of m.jar) jar.set(k, v);
+    // (Only after "start", so `sale` exists.)
+    lives.push(sale.shopFor(m.i, m.token).catch((e: unknown) => client.countError(`fan crash:${e instanceof Error ? e.message : String(e)}`)));
+  } else if (m.type === "result") {
+    crowdResult = m;
+    crowdProgress = m.progress;
+  } else if (m.type === "failed") {
+    crowdFailed = m.error;
+    console.error(`the crowd failed: ${m.error}`);
+  }
+  for (let k = crowdWaiters.length - 1; k >= 0; k--) if (crowdWaiters[k]!.type === m.type) crowdWaiters.splice(k, 1)[0]!.resolve(m);
+});
+const created = crowdNext("created");
+crowdSend({ type: "create", setup: { fans: cfg.fans, probeFan: cfg.outage, runTag, baseUrls, doorUrl, connections: cfg.connections, doorShare: cfg.doorShare, doorConnections: cfg.doorConnections, edges: cfg.edges, pollSeconds: cfg.pollSeconds } });
+const createdFans = await created;
+log(`session cookies accepted: /api/auth/get-session → ${createdFans.firstFanId}`);
+// With --outage, one more fan, created by the crowd beside the others: the probe fan, who never queues.
+const probeJar = cfg.outage ? new Map(Object.entries(createdFans.probeSession ?? {})) : undefined;
 
-// Prove the forged session cookie is accepted, with one request, before the run.
-{
-  const r = await client.request<{ user?: { id: string } } | null>("/api/auth/get-session", { session: sessionOf(0), endpoint: "session-proof", headers: { "x-forwarded-for": ipOf(0) } });
-  if (r.status !== 200 || r.body?.user?.id !== fanIds[0]) throw new Error(`the signed session cookies were not accepted: ${r.status} ${JSON.stringify(r.body)}`);
-  log(`session cookies accepted: /api/auth/get-session → ${fanIds[0]}`);
-}
 
 const show = await createSimulatedShow(db(), { capacity: cfg.capacity, holdMinutes: cfg.holdMinutes, rate: cfg.rate, cap: cfg.cap, onSaleInMs: cfg.preSeconds * 1000 + 3_000, runTag });
 const { eventId, onSaleAt, capacity } = show;
 log(`show ${eventId}: ${capacity.toLocaleString("en")} seats in ${show.levels.length} price levels; on-sale in ${Math.round((onSaleAt - Date.now()) / 1000)} s; admission ${cfg.rate}/min, cap ${cfg.cap}, holds ${cfg.holdMinutes} min`);
 
 // ---------- the sale ----------
-const sale = createSale({ client, eventId, onSaleAt, levels: show.levels, ordinalsByLevel: show.ordinalsByLevel, fanIds, jars, sessionOf, ipOf, faults: cfg.faults, edges: cfg.edges, pollSeconds: cfg.pollSeconds, retries: cfg.retries });
-const { counters, fates } = sale;
+const sale = createSale({ client, eventId, onSaleAt, levels: show.levels, ordinalsByLevel: show.ordinalsByLevel, fanIds: [], jars, sessionOf, ipOf, faults: cfg.faults, edges: cfg.edges, pollSeconds: cfg.pollSeconds });
+const { fates } = sale;
+/** Both sides' counters: the crowd's (joins, waiting, admissions) and this process's (shopping). */
+const counters = () => sumCounters(sale.counters, crowdProgress?.counters);
 let stopped = false;
 let lastPublic = { servingCounter: 0, queueLength: 0, active: 0 };
 let sold = 0;
 let heldNow = 0;
 let soldOutAt: number | null = null;
 
-// Arrivals shaped like the seed's case (1,000,000 reminded, ~300,000 clicks in the first 10 s
-// after the on-sale, ~2 retries each): a share before the on-sale, spread over the pre-queue
-// window; `first-share` of all fans in the first 10 s after it; the rest thinning out over the
-// burst window. Fans in random order (Fisher–Yates), so which fan arrives when says nothing.
-const order = fanIds.map((_, i) => i);
-for (let k = order.length - 1; k > 0; k--) {
-  const j = Math.floor(Math.random() * (k + 1));
-  [order[k], order[j]] = [order[j]!, order[k]!];
-}
+// Arrivals shaped like the seed's case (lib/simulator/arrivals.ts): the crowd walks them.
 const nPre = Math.round(cfg.fans * cfg.preShare);
 const nFirst = Math.min(cfg.fans - nPre, Math.round(cfg.fans * cfg.firstShare));
 const FIRST_MS = Math.min(10_000, cfg.burstSeconds * 1000);
 const t0Pre = Date.now();
-const arrivals = order.map((_, k) =>
-  k < nPre
-    ? t0Pre + (k / Math.max(1, nPre)) * (onSaleAt - t0Pre - 1_000)
-    : k < nPre + nFirst
-      ? onSaleAt + Math.random() * FIRST_MS
-      : cfg.burstSeconds * 1000 > FIRST_MS
-        ? onSaleAt + FIRST_MS + Math.random() ** 1.5 * (cfg.burstSeconds * 1000 - FIRST_MS)
-        : onSaleAt + Math.random() * FIRST_MS, // a burst no longer than 10 s: everyone in it alike
-);
+crowdSend({ type: "start", start: { eventId, onSaleAt, preFrom: t0Pre, preShare: cfg.preShare, firstShare: cfg.firstShare, burstSeconds: cfg.burstSeconds, retries: cfg.retries } });
 log(
-  `phase pre-queue: ${nPre.toLocaleString("en")} fans arrive before the on-sale, ${nFirst.toLocaleString("en")} in its first ${FIRST_MS / 1000} s, ` +
+  `phase pre-queue: ${nPre.toLocaleString("en")} fans arrive before the on-sale, ${nFirst.toLocaleString("en")} in its first ${FIRST_MS / 1000} s (each sending its join ${cfg.retries} more times), ` +
     `${(cfg.fans - nPre - nFirst).toLocaleString("en")} over the rest of a ${cfg.burstSeconds}-s burst`,
 );
-// Each fan's life starts when it arrives (a launcher walks the arrivals in time order), so a
-// million fans who have not arrived yet cost an array slot each, not a pending timer.
-const byArrival = Int32Array.from(order.keys()).sort((a, b) => arrivals[a]! - arrivals[b]!);
-const lives: Promise<void>[] = [];
-void (async () => {
-  let next = 0;
-  while (next < byArrival.length && !stopped) {
-    const now = Date.now();
-    for (; next < byArrival.length && arrivals[byArrival[next]!]! <= now; next++) {
-      const k = byArrival[next]!;
-      lives.push(sale.fanLife(order[k]!, arrivals[k]!).catch((e: unknown) => client.countError(`fan crash:${e instanceof Error ? e.message : String(e)}`)));
-    }
-    await sleep(next < byArrival.length ? Math.min(20, Math.max(1, arrivals[byArrival[next]!]! - now)) : 0);
-  }
-})();
 
 // Monitor: timeline every second, progress every 5 s, stop on sold out or the time limit.
 const timeline: TimelinePoint[] = [];
@@ -280,23 +289,30 @@ while (!stopped) {
   if (sold >= capacity && soldOutAt === null) soldOutAt = Date.now();
   if (tick % 5 === 0) {
     const now = Date.now();
-    const rps = Math.round(((client.requests - lastReq) * 1000) / (now - lastReqAt));
-    lastReq = client.requests;
+    const requests = client.requests + (crowdProgress?.requests ?? 0);
+    const rps = Math.round(((requests - lastReq) * 1000) / (now - lastReqAt));
+    lastReq = requests;
     lastReqAt = now;
-    const errs = [...client.errors.values()].reduce((a, b) => a + b, 0);
+    const errs = [...client.errors.values()].reduce((a, b) => a + b, 0) + (crowdProgress?.errors ?? 0);
+    const c = counters();
     log(
-      `${t < 0 ? "pre-queue" : "on sale"} t=${t}s queue ${lastPublic.queueLength} serving ${lastPublic.servingCounter} active ${lastPublic.active} | joined ${counters.joined} admitted ${counters.admitted} holds ${counters.held} (refused ${counters.holdRefused}) paid ${counters.approved} | seats held ${heldNow} sold ${sold}/${capacity} | ${rps} req/s, CDN hits ${client.cdnHits}, errors ${errs}`,
+      `${t < 0 ? "pre-queue" : "on sale"} t=${t}s queue ${lastPublic.queueLength} serving ${lastPublic.servingCounter} active ${lastPublic.active} | joined ${c.joined} waiting ${crowdProgress?.waiting ?? 0} admitted ${c.admitted} holds ${c.held} (refused ${c.holdRefused}) paid ${c.approved} | seats held ${heldNow} sold ${sold}/${capacity} | ${rps} req/s, CDN hits ${client.cdnHits + (crowdProgress?.cdnHits ?? 0)}, errors ${errs}`,
     );
   }
   // (A sale that sells out during an outage still waits for the outage to end and be judged.)
   if ((soldOutAt !== null && outagesDone) || Date.now() > deadline) {
     stopped = true;
     sale.stop();
+    crowdSend({ type: "stop" });
   }
 }
 const saleEndedAt = Date.now();
 log(soldOutAt ? `SOLD OUT ${((soldOutAt - onSaleAt) / 1000).toFixed(1)} s after the on-sale` : `time limit reached with ${sold}/${capacity} sold`);
 await Promise.race([Promise.all(lives), sleep(10_000)]); // requests still in flight after that are abandoned, as by fans closing the page
+// The crowd's statistics and its fairness check (it saw the joins), within a minute.
+const crowdDone = crowdResult ?? (await Promise.race([crowdNext("result"), sleep(60_000).then(() => undefined)]));
+if (!crowdDone) throw new Error(`the crowd sent no result${crowdFailed ? `: ${crowdFailed}` : ""}`);
+mergeCrowdStats(client, crowdDone.stats, crowdDone.errors, crowdDone.progress);
 
 // ---------- convergence ----------
 log("waiting for the sweeps and the ledger reconciliation to converge (no pending holds, no captured payment — ours or the PSP's — on an order without tickets)…");
@@ -311,8 +327,9 @@ if (cfg.inject) {
   log(`INJECTED on purpose: ${await injectViolation(db(), eventId, kind)} — this run must fail`);
 }
 const invariants = await checkInvariants(db(), { eventId, graceMs: 0 });
-// Fairness from the waiting room's own records (Redis): the pre-queue draw and the later positions.
-const fairness = await fairnessOf(eventId, sale.preJoins, sale.laterJoins);
+// Fairness from the waiting room's own records (Redis): the pre-queue draw and the later positions (checked by the crowd, who saw the joins).
+const fairness = crowdDone.fairness;
+const finalCounters = counters();
 // A forged capture webhook the app accepted is a hole, even if reconciliation voided it later.
 const outageReports = await outages;
 // Seats sold once everything settled (payments in flight when the sale stopped may have completed since).
@@ -326,11 +343,11 @@ const job = R.jobViolations({
   capacity,
   sold,
   queueExhausted: lastPublic.servingCounter >= lastPublic.queueLength,
-  fansNeverQueued: counters.joinFailed,
+  fansNeverQueued: finalCounters.joinFailed,
   doorJoinP99Ms: R.percentile(joinServerTimes, 0.99),
   doorP99BoundMs: cfg.doorP99Ms,
 });
-const violations = { ...R.violations(invariants, fairness), forgedWebhooksAccepted: counters.forgedAccepted, retriesAnsweredWrong: counters.retriesAnsweredWrong, ...job, ...(cfg.outage ? outageViolations(outageReports) : {}) };
+const violations = { ...R.violations(invariants, fairness), forgedWebhooksAccepted: finalCounters.forgedAccepted, retriesAnsweredWrong: finalCounters.retriesAnsweredWrong, ...job, ...(cfg.outage ? outageViolations(outageReports) : {}) };
 const ok = R.passed(violations) && converged;
 
 // ---------- report ----------
@@ -388,7 +405,7 @@ const report = {
   fairness,
   throughput: {
     joinsPerSecond: endpointStats["queue join"]?.perSecond ?? 0,
-    statusReadsByFansPerSecond: Math.round((counters.statusReads / Math.max(1, saleSeconds)) * 10) / 10,
+    statusReadsByFansPerSecond: Math.round((finalCounters.statusReads / Math.max(1, saleSeconds)) * 10) / 10,
     statusOriginPerSecond: endpointStats["queue status"]?.perSecond ?? 0,
     holdsPerSecond: endpointStats.hold?.perSecond ?? 0,
     paymentsPerSecond: endpointStats["psp approve"]?.perSecond ?? 0,
@@ -400,7 +417,7 @@ const report = {
   errors: Object.fromEntries([...client.errors].sort((a, b) => b[1] - a[1])),
   repairs,
   outages: outageReports,
-  counters,
+  counters: finalCounters,
   fates,
   ordersByStatus,
   config: { ...cfg, holdSeconds: cfg.holdMinutes * 60, url: baseUrl },
@@ -438,7 +455,7 @@ for (const o of outageReports) {
       `reported by /api/health ${o.observed}, recovered ${o.recoveredInMs === null ? "NOT within 20 s" : `${(o.recoveredInMs / 1000).toFixed(1)} s after it came back`}`,
   );
 }
-console.log(`fates: ${JSON.stringify(fates)}; counters: ${JSON.stringify(counters)}`);
+console.log(`fates: ${JSON.stringify(fates)}; counters: ${JSON.stringify(finalCounters)}`);
 console.log(`peak RSS (MiB): ${Object.entries(report.peakRssMiB).map(([k, v]) => `${k} ${v}`).join(", ")}; whole run ${report.totalSeconds} s`);
 if (cfg.json) {
   writeFileSync(cfg.json, JSON.stringify(report, null, 2));

@@ -54,7 +54,7 @@ export interface EndpointStats {
   queued: number[];
   /** The server's parts (`Server-Timing`: redis, postgres, session…), ms, for answers that carried them. */
   serverParts: Record<string, number[]>;
-  /** Timestamps (ms since the run's start) of completed origin requests, for per-stage rates. */
+  /** When the first and the latest origin request completed (epoch ms), for per-stage rates. */
   firstAt: number;
   lastAt: number;
 }
@@ -136,7 +136,6 @@ export class SimClient {
   private readonly bases: URL[];
   /** The standalone door, when the run has one: the waiting room's paths go there, as a reverse proxy would route them. */
   private readonly door: URL | undefined;
-  private readonly t0 = Date.now();
   private readonly gates = new Map<http.Agent, SocketGate>();
   /** Set by an outage run while a dependency is down (lib/simulator/outage.ts). */
   private dependencyDown = false;
@@ -152,7 +151,11 @@ export class SimClient {
    */
   setDependencyDown(down: boolean): void {
     this.dependencyDown = down;
+    this.onDependencyDown?.(down);
   }
+
+  /** Told of every {@link SimClient.setDependencyDown} (the simulator passes it on to its crowd process). */
+  onDependencyDown?: (down: boolean) => void;
 
   /**
    * @param baseUrls one app instance's URL, or several (requests pick one by `instance`).
@@ -179,7 +182,7 @@ export class SimClient {
   }
 
   private record(endpoint: string, ms: number, serverTiming: string | string[] | undefined, queuedMs: number): void {
-    const at = Date.now() - this.t0;
+    const at = Date.now();
     let s = this.stats.get(endpoint);
     if (!s) this.stats.set(endpoint, (s = { count: 0, latencies: [], server: [], queued: [], serverParts: {}, firstAt: at, lastAt: at }));
     s.count++;

@@ -13,7 +13,7 @@ import { randomBytes } from "node:crypto";
 import { SANDBOX_SIGNATURE_HEADER, signWebhookBody } from "@/lib/payments/sandbox/psp";
 import type { FanJars, SimClient, SimResponse } from "@/lib/simulator/client";
 import type { TimedJoin } from "@/lib/simulator/report";
-import { estimatedPreQueuePosition, pollDelayMs, preQueueTurnNear } from "@/lib/waiting-room/draw";
+import { PollWheel } from "@/lib/simulator/waiting";
 import type { FanQueueStatus, PublicQueueStatus } from "@/lib/waiting-room/room";
 import { admissionCookieName } from "@/lib/waiting-room/token";
 
@@ -49,8 +49,12 @@ export interface SaleSetup {
   /** Simulated CDN edges, and the base status poll interval (s). */
   edges: number;
   pollSeconds: number;
-  /** How many times each fan sends its join again after the first answer (impatient clicks, reloads), 0.5–3 s apart. */
-  retries: number;
+  /**
+   * Where an admitted fan's life goes on: absent, in this process (it shops); given, it is
+   * handed over with its admission token (the crowd process of a large run hands admitted
+   * fans to the shop process: scripts/lib/onsale-crowd.ts).
+   */
+  onAdmitted?: (i: number, token: string | null) => void;
 }
 
 /** What the fans did, counted for the report. */
@@ -60,11 +64,19 @@ const newCounters = () => ({ joined: 0, joinFailed: 0, joinRetries: 0, retriesAn
 
 /** The sale as the fans see it: start each fan's life, stop them all, read what they did. */
 export interface Sale {
-  /** One fan's life from `arriveAt` (epoch ms) until it buys, gives up, or the sale stops. Never throws for the app's answers. */
-  fanLife(i: number, arriveAt: number): Promise<void>;
+  /**
+   * One fan's life from `arriveAt` (epoch ms) until it buys, gives up, or the sale stops
+   * (or, with `onAdmitted`, until its turn). Never throws for the app's answers.
+   * @param retries how many times the fan sends its join again after the first answer (impatient clicks, reloads), 0.5–3 s apart.
+   */
+  fanLife(i: number, arriveAt: number, retries: number): Promise<void>;
+  /** An admitted fan's shopping, from its admission token (what `onAdmitted` handed over). */
+  shopFor(i: number, token: string | null): Promise<void>;
   /** Stops the sale: every fan's pause ends now, and no fan starts anything new. */
   stop(): void;
   readonly counters: SaleCounters;
+  /** Fans waiting for their turn on the poll wheel now. */
+  readonly waiting: number;
   readonly fates: Record<string, number>;
   /** Pre-queue joins (when each answered) and later joins (sent, answered, position), for the fairness check. */
   readonly preJoins: { fanId: string; doneAt: number }[];
@@ -101,7 +113,20 @@ export function createSale(setup: SaleSetup): Sale {
         });
   const stopResolve = () => {
     for (const wake of [...sleepers]) wake();
+    wheel.stop();
   };
+  // Waiting fans' polls of the public status, through their CDN edges (./waiting.ts).
+  const wheel = new PollWheel({
+    status: async (edge) => {
+      const pub = await client.cachedGet<PublicQueueStatus>(`/api/events/${eventId}/queue`, edge, "queue status", { "x-forwarded-for": `192.0.2.${edge + 1}` });
+      return pub.status === 200 ? pub.body : null;
+    },
+    baseMs: setup.pollSeconds * 1000,
+    onReads: (n, fetched) => {
+      counters.statusReads += n;
+      client.cdnHits += n - fetched; // the looks that shared their edge's copy
+    },
+  });
 
   type QueueStatus = Pick<FanQueueStatus, "state" | "position" | "servingCounter" | "draw" | "admittedUntil"> & { admissionToken?: string | null };
   type Availability = { available: number; bits: string };
@@ -358,14 +383,14 @@ export function createSale(setup: SaleSetup): Sale {
     await client.request(`/api/events/${eventId}/queue/me`, { method: "DELETE", ...cookiesOf(i), instance: i, endpoint: "queue leave", lane: "shop", headers: { "x-forwarded-for": ipOf(i) } });
   }
 
-  async function fanLife(i: number, arriveAt: number): Promise<void> {
+  async function fanLife(i: number, arriveAt: number, retries: number): Promise<void> {
     await pause(arriveAt - Date.now());
     if (stopped) return;
     let s = await join(i);
     if (!s) return;
     // The seed's burst: fans click again and reload. Each retry carries what the first answer set
     // (the queue ticket), must name the same place, and costs the door no Redis write.
-    for (let k = 0; k < setup.retries && !stopped; k++) {
+    for (let k = 0; k < retries && !stopped; k++) {
       await pause(rand(500, 3_000));
       if (stopped) return;
       const r = await client.request<QueueStatus>(`/api/events/${eventId}/queue`, { method: "POST", ...cookiesOf(i), instance: i, endpoint: "queue join (retry)", headers: { "x-forwarded-for": ipOf(i) } });
@@ -375,39 +400,33 @@ export function createSale(setup: SaleSetup): Sale {
       if (!same) counters.retriesAnsweredWrong++;
       s = r.body;
     }
-    // A pre-queue fan waits for the on-sale, then learns from the public status (its draw against
-    // servingDraw) when to ask for its exact place — as the queue page does (lib/waiting-room/draw.ts).
-    if (s.state === "pre") await pause(onSaleAt - Date.now());
+    // The fan waits on its queue page, looking at the public status (a pre-queue fan from the
+    // on-sale: its draw against servingDraw, lib/waiting-room/draw.ts), and asks for its own
+    // place when the turn is near — on the shop's connections, not behind the door's backlog of joins.
     const edge = i % setup.edges;
-    let delay = setup.pollSeconds * 1000;
     while (!stopped && s.state !== "admitted") {
       if (s.state === "expired" || s.state === "none") return;
-      await pause(rand(0.75, 1.25) * delay);
-      if (stopped) return;
-      counters.statusReads++;
-      const pub = await client.cachedGet<PublicQueueStatus>(`/api/events/${eventId}/queue`, edge, "queue status", { "x-forwarded-for": `192.0.2.${edge + 1}` });
-      if (pub.status !== 200) continue;
-      if (!(s.state === "pre" ? preQueueTurnNear(s.draw, pub.body) : pub.body.servingCounter >= s.position)) {
-        // Poll like the queue page: less often while the turn is far away (lib/waiting-room/draw.ts).
-        const mine = s.state === "pre" && s.draw !== null ? estimatedPreQueuePosition(s.draw, pub.body.preQueueSize) : s.position;
-        delay = pollDelayMs(mine - pub.body.servingCounter - 1, pub.body.paused ? 0 : pub.body.ratePerMinute, setup.pollSeconds * 1000);
-        continue;
-      }
-      s = (await me(i)) ?? s; // the turn is near: on the shop's connections, not behind the door's backlog of joins
+      if (!(await wheel.untilTurnNear(s, edge, { notBefore: s.state === "pre" ? onSaleAt : undefined }))) return;
+      s = (await me(i)) ?? s;
     }
     if (stopped) return;
     counters.admitted++;
-    await shop(i, s.admissionToken ?? jars.get(i).get(admissionCookieName(eventId)) ?? null);
+    const token = s.admissionToken ?? jars.get(i).get(admissionCookieName(eventId)) ?? null;
+    if (setup.onAdmitted) setup.onAdmitted(i, token);
+    else await shop(i, token);
   }
-
 
   return {
     fanLife,
+    shopFor: (i, token) => shop(i, token),
     stop: () => {
       stopped = true;
       stopResolve();
     },
     counters,
+    get waiting() {
+      return wheel.waiting;
+    },
     fates,
     preJoins,
     laterJoins,

@@ -4,7 +4,7 @@
  * memory shows it (issue: "memory of every process stays within the machine").
  *
  * Processes are named by what they run: "app 3300" (scripts/serve.ts -p 3300), "door 3390",
- * "worker", "simulator" (this process), "redis-server" (one line per server), and Postgres as
+ * "worker", "simulator" (this process), "simulator crowd" (its crowd process), "redis-server" (one line per server), and Postgres as
  * "postgres (largest backend)" and "postgres (all processes)". A name's peak is the largest
  * sum of the RSS of every process with that name at one sample (a tsx wrapper and its node
  * child count together), in MiB.
@@ -21,6 +21,7 @@ export function processName(args: string, self: number, pid: number): string | n
   if (args.includes("scripts/serve.ts")) return `app ${port ?? "?"}`;
   if (args.includes("scripts/door.ts")) return `door ${port ?? "?"}`;
   if (args.includes("scripts/worker.ts")) return "worker";
+  if (args.includes("scripts/lib/onsale-crowd.ts")) return "simulator crowd";
   if (args.startsWith("redis-server")) return args.split(/\s+/).slice(0, 2).join(" ");
   if (args.startsWith("postgres") || args.includes("/bin/postgres")) return "postgres";
   return null;

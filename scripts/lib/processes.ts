@@ -25,6 +25,12 @@ export interface ProcessSpec {
   output?: "inherit" | "stderr" | "ignore";
   /** Restart the child when it dies on its own (at most 5 times in 60 s, 1 s apart). */
   restart?: boolean;
+  /**
+   * CPU niceness (`nice -n`, 1–19: lower priority than the rest of the tree), for every thread
+   * of the child: the on-sale simulator runs its crowd and the door below the shop, as the door
+   * would run on machines of its own.
+   */
+  nice?: number;
 }
 
 /** A running tree. */
@@ -44,7 +50,9 @@ const KILL_AFTER_MS = 10_000;
 /** Starts one child with an IPC channel, so it can notice its parent going away. */
 export function startProcess(spec: ProcessSpec): ChildProcess {
   const out = spec.output ?? "inherit";
-  return spawn(process.execPath, [...(spec.nodeArgs ?? []), "--import", "tsx", spec.script, ...(spec.args ?? [])], {
+  const node = [process.execPath, ...(spec.nodeArgs ?? []), "--import", "tsx", spec.script, ...(spec.args ?? [])];
+  const [command, ...args] = spec.nice ? ["nice", "-n", String(spec.nice), ...node] : node;
+  return spawn(command!, args, {
     stdio: ["ignore", out === "inherit" ? "inherit" : "ignore", out === "ignore" ? "ignore" : "inherit", "ipc"],
     env: spec.env ?? process.env,
   });

@@ -1,0 +1,141 @@
+/**
+ * The on-sale simulator's crowd: a child process of scripts/onsale.ts (lib/simulator/crowd.ts
+ * has the messages and the reasons), started at a lower CPU priority. It creates the run's
+ * fans with their sessions (bulk COPY, signed cookies), proves one session cookie is
+ * accepted, then lives every fan's life from its arrival (lib/simulator/arrivals.ts) to its
+ * turn — join, the first seconds' retries, waiting on the poll wheel through the simulated
+ * CDN, /queue/me near the turn — and hands each admitted fan to the parent, which shops.
+ * On "stop" it stops its fans, checks the queue's fairness against Redis from the joins it
+ * saw, and sends its statistics. Exits with its parent.
+ */
+import { loadProjectEnv } from "../load-env";
+import { exitWithParent } from "./processes";
+
+loadProjectEnv();
+
+const { closeDb, db } = await import("@/lib/db");
+const { env } = await import("@/lib/env");
+const { closeRedis } = await import("@/lib/redis");
+const { SESSION_COOKIE, SESSION_DATA_COOKIE } = await import("@/lib/auth/cookie-cache");
+const { arrivalSchedule } = await import("@/lib/simulator/arrivals");
+const { FanJars, SimClient } = await import("@/lib/simulator/client");
+const { createSale } = await import("@/lib/simulator/fans");
+const { fairnessOf } = await import("@/lib/simulator/fairness");
+const { createFanBook } = await import("@/lib/simulator/sessions");
+type Msg = import("@/lib/simulator/crowd").CrowdCommand;
+type Out = import("@/lib/simulator/crowd").CrowdEvent;
+type Setup = import("@/lib/simulator/crowd").CrowdSetup;
+type Sale = import("@/lib/simulator/fans").Sale;
+type FanBook = import("@/lib/simulator/sessions").FanBook;
+
+const send = (m: Out) => process.send?.(m);
+const log = (line: string) => send({ type: "log", line });
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+let setup: Setup;
+let book: FanBook;
+let client: InstanceType<typeof SimClient>;
+let sale: Sale | undefined;
+let eventId = "";
+let progressTimer: ReturnType<typeof setInterval> | undefined;
+const lives: Promise<void>[] = [];
+const jars = new FanJars();
+const ipOf = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
+const sessionOf = (i: number) => {
+  const c = book.cookies(i);
+  return { [SESSION_COOKIE]: c.sessionCookie, [SESSION_DATA_COOKIE]: c.sessionDataCookie };
+};
+
+function progress() {
+  return {
+    counters: sale!.counters,
+    requests: client.requests,
+    cdnHits: client.cdnHits,
+    errors: [...client.errors.values()].reduce((a, b) => a + b, 0),
+    waiting: sale!.waiting,
+  };
+}
+
+async function create(s: Setup): Promise<void> {
+  setup = s;
+  client = new SimClient(s.baseUrls, s.connections, s.doorShare, s.doorUrl, s.doorConnections);
+  log(`creating ${s.fans.toLocaleString("en")} fans with sessions…`);
+  // The cookie cache is signed for the run's length (a browser's is refreshed by every page
+  // load, which the crowd does not model), so the door reads sessions from the cookie, as it
+  // would for fans who opened the page at the on-sale.
+  book = await createFanBook(db(), s.fans + (s.probeFan ? 1 : 0), { secret: env().BETTER_AUTH_SECRET, runTag: s.runTag, cookieCacheSeconds: 30 * 60, onProgress: (d) => d % 100_000 === 0 && log(`  ${d.toLocaleString("en")} fans`) });
+  // Prove the signed session cookie is accepted, with one request, before the run.
+  const r = await client.request<{ user?: { id: string } } | null>("/api/auth/get-session", { session: sessionOf(0), endpoint: "session-proof", headers: { "x-forwarded-for": ipOf(0) } });
+  if (r.status !== 200 || r.body?.user?.id !== book.ids[0]) throw new Error(`the signed session cookies were not accepted: ${r.status} ${JSON.stringify(r.body)}`);
+  send({ type: "created", firstFanId: book.ids[0]!, probeSession: s.probeFan ? sessionOf(s.fans) : undefined });
+}
+
+function start(st: import("@/lib/simulator/crowd").CrowdStart): void {
+  eventId = st.eventId;
+  sale = createSale({
+    client,
+    eventId,
+    onSaleAt: st.onSaleAt,
+    levels: [],
+    ordinalsByLevel: [],
+    fanIds: book.ids,
+    jars,
+    sessionOf,
+    ipOf,
+    faults: { abandon: 0, decline: 0, slow: 0, duplicate: 0, drop: 0, lateWebhook: 0, lateCapture: 0, forged: 0 },
+    edges: setup.edges,
+    pollSeconds: setup.pollSeconds,
+    onAdmitted: (i, token) => send({ type: "admitted", i, token, jar: [...jars.get(i)], session: sessionOf(i) }),
+  });
+  const plan = arrivalSchedule(setup.fans, st);
+  // Each fan's life starts when it arrives (walking the arrivals in time order), so a million
+  // fans who have not arrived yet cost an array slot each, not a pending timer.
+  void (async () => {
+    let next = 0;
+    while (next < plan.byArrival.length && !stopping) {
+      const now = Date.now();
+      for (; next < plan.byArrival.length && plan.at[plan.byArrival[next]!]! <= now; next++) {
+        const i = plan.byArrival[next]!;
+        lives.push(sale!.fanLife(i, plan.at[i]!, plan.retries[i]!).catch((e: unknown) => client.countError(`fan crash:${e instanceof Error ? e.message : String(e)}`)));
+      }
+      await sleep(next < plan.byArrival.length ? Math.min(20, Math.max(1, plan.at[plan.byArrival[next]!]! - now)) : 0);
+    }
+  })();
+  progressTimer = setInterval(() => send({ type: "progress", progress: progress() }), 1_000);
+}
+
+let stopping = false;
+async function stop(): Promise<void> {
+  stopping = true;
+  clearInterval(keepAlive);
+  if (progressTimer) clearInterval(progressTimer);
+  sale?.stop();
+  await Promise.race([Promise.all(lives), sleep(10_000)]); // requests still in flight after that are abandoned, as by fans closing the page
+  const fairness = await fairnessOf(eventId, sale?.preJoins ?? [], sale?.laterJoins ?? []);
+  send({ type: "result", progress: progress(), stats: [...client.stats], errors: [...client.errors], fairness });
+  client.close();
+  await closeDb();
+  await closeRedis();
+  // Let the channel drain the result before leaving.
+  await sleep(500);
+  process.exit(0);
+}
+
+process.on("message", (m: Msg) => {
+  const fail = (e: unknown) => {
+    send({ type: "failed", error: e instanceof Error ? (e.stack ?? e.message) : String(e) });
+    setTimeout(() => process.exit(1), 500);
+  };
+  try {
+    if (m.type === "create") void create(m.setup).catch(fail);
+    else if (m.type === "start") start(m.start);
+    else if (m.type === "dependency-down") client.setDependencyDown(m.down);
+    else if (m.type === "stop") void stop().catch(fail);
+  } catch (e) {
+    fail(e);
+  }
+});
+exitWithParent(() => process.exit(0));
+// The IPC channel does not keep a child alive (exitWithParent unrefs it): between the parent's
+// commands (while it creates the show) nothing else might, so this does until "stop".
+const keepAlive = setInterval(() => {}, 60_000);
