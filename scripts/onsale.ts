@@ -30,7 +30,7 @@ const USAGE = `npm run onsale -- [flags]
   --small             the CI variant: 500 seats, 5,000 fans, shorter phases
   --hold-minutes N    hold time of the simulated show (1), so abandoned holds return within the run
   --rate N --cap N    admission rate (fans/min, 4800) and active cap (1500)
-  --time-limit S      seconds of sale after the on-sale before stopping (480; --small: 240)
+  --time-limit S      seconds of sale after the on-sale before stopping (0 = until the --budget says; --small: 240)
   --budget S          the whole run's time bound, setup to report (870, inside the reference case's 15 minutes; 0 = none): the sale stops early
                       enough to leave room for the holds to run out, the sweeps to converge and the checks
   --pre-seconds S     pre-queue window before the on-sale (45)   --pre-share F  share of fans arriving in it (0.2; --small: 0.5)
@@ -49,7 +49,7 @@ const USAGE = `npm run onsale -- [flags]
   --door-connections N sockets to the standalone door (64; the --connections are then all the shop's)
   --door-p99-ms N      the bound on the door's server-side join p99 (100): over it, the run fails
   --door-port N (3390) the standalone door (scripts/door.ts) serving the waiting room's paths   --no-door  Next serves them
-Env ONSALE_APP_NODE_ARGS: node flags for the app instances only (e.g. "--cpu-prof --cpu-prof-dir=DIR").`;
+Env ONSALE_APP_NODE_ARGS, ONSALE_CROWD_NODE_ARGS: node flags for the app instances, for the crowd process (e.g. "--cpu-prof --cpu-prof-dir=DIR").`;
 const argv = process.argv.slice(2);
 const KNOWN = new Set(USAGE.match(/--[a-z0-9-]+/g));
 const unknown = argv.filter((a) => a.startsWith("--") && !KNOWN.has(a) && a !== "--help");
@@ -77,7 +77,7 @@ const cfg = {
   holdMinutes: num("hold-minutes", 1),
   rate: num("rate", small ? 1_500 : 4_800),
   cap: num("cap", small ? 300 : 1_500),
-  timeLimit: num("time-limit", small ? 240 : 480),
+  timeLimit: num("time-limit", small ? 240 : 0),
   budget: num("budget", small ? 0 : 870),
   preSeconds: num("pre-seconds", small ? 8 : 45),
   preShare: num("pre-share", small ? 0.5 : 0.2),
@@ -175,7 +175,8 @@ const { startProcess } = await import("./lib/processes");
 const { mergeCrowdStats, sumCounters } = await import("@/lib/simulator/crowd");
 type CrowdEvent = import("@/lib/simulator/crowd").CrowdEvent;
 type CrowdProgress = import("@/lib/simulator/crowd").CrowdProgress;
-const crowd = startProcess({ name: "crowd", script: "scripts/lib/onsale-crowd.ts", nice: CROWD_NICE, nodeArgs: ["--max-old-space-size=16384", "--max-semi-space-size=64"] });
+// ONSALE_CROWD_NODE_ARGS: node flags for the crowd only (e.g. "--cpu-prof --cpu-prof-dir=DIR").
+const crowd = startProcess({ name: "crowd", script: "scripts/lib/onsale-crowd.ts", nice: CROWD_NICE, nodeArgs: ["--max-old-space-size=16384", "--max-semi-space-size=64", ...(process.env.ONSALE_CROWD_NODE_ARGS ?? "").split(" ").filter(Boolean)] });
 const crowdSend = (m: import("@/lib/simulator/crowd").CrowdCommand) => crowd.send(m);
 let crowdProgress: CrowdProgress | undefined;
 let crowdResult: Extract<CrowdEvent, { type: "result" }> | undefined;
@@ -183,11 +184,13 @@ const crowdWaiters: { type: CrowdEvent["type"]; resolve: (m: CrowdEvent) => void
 const crowdNext = <T extends CrowdEvent["type"]>(type: T) => new Promise<Extract<CrowdEvent, { type: T }>>((resolve) => crowdWaiters.push({ type, resolve: resolve as (m: CrowdEvent) => void }));
 let crowdFailed: string | undefined;
 crowd.on("exit", (code) => {
-  if (!crowdResult) {
+  // (Messages still on the channel are delivered after the exit is seen: give them a moment.)
+  setTimeout(() => {
+    if (crowdResult) return;
     crowdFailed ??= `the crowd process exited (${code}) before its result`;
     console.error(crowdFailed);
     process.exit(1);
-  }
+  }, 3_000);
 });
 
 const client = new SimClient(baseUrls, cfg.connections, cfg.doorShare, doorUrl, cfg.doorConnections);
@@ -259,7 +262,7 @@ let tick = 0;
 // and the sweeps converging (hold time + 20 s), the checks and the report (~10 s). (At a sell-out
 // nothing is held any more, so the end takes seconds.)
 const endAllowanceMs = (10 + cfg.holdMinutes * 60 + 20 + RECONCILE_EVERY_MS / 1000 + 10) * 1000;
-const deadline = Math.min(onSaleAt + cfg.timeLimit * 1000, cfg.budget > 0 ? tStart + cfg.budget * 1000 - endAllowanceMs : Infinity);
+const deadline = Math.min(cfg.timeLimit > 0 ? onSaleAt + cfg.timeLimit * 1000 : Infinity, cfg.budget > 0 ? tStart + cfg.budget * 1000 - endAllowanceMs : Infinity);
 if (cfg.budget > 0) log(`the sale stops by t=${Math.round((deadline - onSaleAt) / 1000)} s to finish within the ${cfg.budget}-s budget`);
 // Outages (--outage): Redis dies 8 s into the sale and comes back; then Postgres is cut. Each is probed (lib/simulator/outage.ts).
 const { outageViolations, probeTargets, runOutage } = await import("@/lib/simulator/outage");
@@ -296,7 +299,7 @@ while (!stopped) {
     const errs = [...client.errors.values()].reduce((a, b) => a + b, 0) + (crowdProgress?.errors ?? 0);
     const c = counters();
     log(
-      `${t < 0 ? "pre-queue" : "on sale"} t=${t}s queue ${lastPublic.queueLength} serving ${lastPublic.servingCounter} active ${lastPublic.active} | joined ${c.joined} waiting ${crowdProgress?.waiting ?? 0} admitted ${c.admitted} holds ${c.held} (refused ${c.holdRefused}) paid ${c.approved} | seats held ${heldNow} sold ${sold}/${capacity} | ${rps} req/s, CDN hits ${client.cdnHits + (crowdProgress?.cdnHits ?? 0)}, errors ${errs}`,
+      `${t < 0 ? "pre-queue" : "on sale"} t=${t}s queue ${lastPublic.queueLength} serving ${lastPublic.servingCounter} active ${lastPublic.active} | joined ${c.joined} (${crowdProgress?.arrivedNotLaunched ?? 0} still clicking) waiting ${crowdProgress?.waiting ?? 0} admitted ${c.admitted} holds ${c.held} (refused ${c.holdRefused}) paid ${c.approved} | seats held ${heldNow} sold ${sold}/${capacity} | ${rps} req/s, CDN hits ${client.cdnHits + (crowdProgress?.cdnHits ?? 0)}, errors ${errs}`,
     );
   }
   // (A sale that sells out during an outage still waits for the outage to end and be judged.)

@@ -49,7 +49,10 @@ export interface CrowdProgress {
   requests: number;
   cdnHits: number;
   errors: number;
+  /** Fans waiting on the poll wheel for their turn. */
   waiting: number;
+  /** Fans who clicked but whose join has not been sent yet (the door's backlog is full). */
+  arrivedNotLaunched: number;
 }
 
 /** Crowd → parent. */

@@ -77,6 +77,8 @@ export interface Sale {
   readonly counters: SaleCounters;
   /** Fans waiting for their turn on the poll wheel now. */
   readonly waiting: number;
+  /** Fans whose first join has not been answered yet (started, waiting for a socket, or in flight). */
+  readonly joining: number;
   readonly fates: Record<string, number>;
   /** Pre-queue joins (when each answered) and later joins (sent, answered, position), for the fairness check. */
   readonly preJoins: { fanId: string; doneAt: number }[];
@@ -91,6 +93,8 @@ export function createSale(setup: SaleSetup): Sale {
   const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
   const rand = (a: number, b: number) => a + Math.random() * (b - a);
   let stopped = false;
+  /** Fans whose first join has not been answered yet. */
+  let joining = 0;
   const counters = newCounters();
   const fates: Record<string, number> = {};
   const preJoins: { fanId: string; doneAt: number }[] = [];
@@ -193,19 +197,22 @@ export function createSale(setup: SaleSetup): Sale {
     return r.status === 200 ? r.body : null;
   }
 
-  async function join(i: number): Promise<QueueStatus | null> {
-    // FIFO is judged from the first attempt: an attempt answered 503 may still have taken effect
+  /** The part of a status a waiting fan keeps (a million of them wait at once). */
+  const compact = (b: QueueStatus): QueueStatus => ({ state: b.state, position: b.position, servingCounter: b.servingCounter, draw: b.draw, admittedUntil: b.admittedUntil, admissionToken: b.admissionToken });
+
+  /** @param sentAt when the fan clicked (performance.now() ms): the first attempt may wait in the simulator for a socket. */
+  async function join(i: number, sentAt: number): Promise<QueueStatus | null> {
+    // FIFO is judged from the click: an attempt answered 503 may still have taken effect
     // (Redis ran the join, then the answer was lost to the outage), and the retry, being
     // idempotent, then returns that earlier place.
-    const sentAt = performance.now();
     for (let attempt = 0; attempt < 10; attempt++) {
-      const r = await client.request<QueueStatus>(`/api/events/${eventId}/queue`, { method: "POST", ...cookiesOf(i), instance: i, endpoint: "queue join", headers: { "x-forwarded-for": ipOf(i) } });
+      const r = await client.request<QueueStatus>(`/api/events/${eventId}/queue`, { method: "POST", ...cookiesOf(i), instance: i, endpoint: "queue join", headers: { "x-forwarded-for": ipOf(i) }, askedAt: attempt === 0 ? sentAt : undefined });
       const doneAt = performance.now();
       if (r.status === 200) {
         counters.joined++;
         if (r.body.state === "pre") preJoins.push({ fanId: fanIds[i]!, doneAt });
         else laterJoins.push({ fanId: fanIds[i]!, sentAt, doneAt, position: r.body.position });
-        return r.body;
+        return compact(r.body);
       }
       if (stopped) return null;
       const retryAfter = Number(r.headers["retry-after"] ?? 0);
@@ -384,9 +391,17 @@ export function createSale(setup: SaleSetup): Sale {
   }
 
   async function fanLife(i: number, arriveAt: number, retries: number): Promise<void> {
-    await pause(arriveAt - Date.now());
-    if (stopped) return;
-    let s = await join(i);
+    joining++; // counted at once (before any await), so a launcher sees it within its own loop
+    let s: QueueStatus | null;
+    try {
+      await pause(arriveAt - Date.now());
+      if (stopped) return;
+      // A fan launched after its arrival (the crowd holds arrivals back while the door's backlog
+      // is long) clicked at its arrival: that is when its join counts as sent.
+      s = await join(i, performance.now() - Math.max(0, Date.now() - arriveAt));
+    } finally {
+      joining--;
+    }
     if (!s) return;
     // The seed's burst: fans click again and reload. Each retry carries what the first answer set
     // (the queue ticket), must name the same place, and costs the door no Redis write.
@@ -398,7 +413,7 @@ export function createSale(setup: SaleSetup): Sale {
       counters.joinRetries++;
       const same = r.body.state === "pre" ? s.state === "pre" && r.body.draw === s.draw : r.body.position === s.position || s.state === "pre";
       if (!same) counters.retriesAnsweredWrong++;
-      s = r.body;
+      s = compact(r.body);
     }
     // The fan waits on its queue page, looking at the public status (a pre-queue fan from the
     // on-sale: its draw against servingDraw, lib/waiting-room/draw.ts), and asks for its own
@@ -407,7 +422,8 @@ export function createSale(setup: SaleSetup): Sale {
     while (!stopped && s.state !== "admitted") {
       if (s.state === "expired" || s.state === "none") return;
       if (!(await wheel.untilTurnNear(s, edge, { notBefore: s.state === "pre" ? onSaleAt : undefined }))) return;
-      s = (await me(i)) ?? s;
+      const now = await me(i);
+      if (now) s = compact(now);
     }
     if (stopped) return;
     counters.admitted++;
@@ -426,6 +442,9 @@ export function createSale(setup: SaleSetup): Sale {
     counters,
     get waiting() {
       return wheel.waiting;
+    },
+    get joining() {
+      return joining;
     },
     fates,
     preJoins,

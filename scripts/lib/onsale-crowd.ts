@@ -53,6 +53,7 @@ function progress() {
     cdnHits: client.cdnHits,
     errors: [...client.errors.values()].reduce((a, b) => a + b, 0),
     waiting: sale!.waiting,
+    arrivedNotLaunched,
   };
 }
 
@@ -89,22 +90,40 @@ function start(st: import("@/lib/simulator/crowd").CrowdStart): void {
   });
   const plan = arrivalSchedule(setup.fans, st);
   // Each fan's life starts when it arrives (walking the arrivals in time order), so a million
-  // fans who have not arrived yet cost an array slot each, not a pending timer.
+  // fans who have not arrived yet cost an array slot each, not a pending timer. While the
+  // door's backlog is long, arrived fans wait here, in arrival order, as four bytes each
+  // (their click's time is kept: the join counts as sent then), not as a pending request
+  // holding its cookies: 600,000 of those filled 4 GB and stalled the crowd in garbage collection.
+  const maxBacklog = 4 * setup.doorConnections;
   void (async () => {
     let next = 0;
     while (next < plan.byArrival.length && !stopping) {
       const now = Date.now();
-      for (; next < plan.byArrival.length && plan.at[plan.byArrival[next]!]! <= now; next++) {
+      for (; next < plan.byArrival.length && plan.at[plan.byArrival[next]!]! <= now && sale!.joining < maxBacklog; next++) {
         const i = plan.byArrival[next]!;
         lives.push(sale!.fanLife(i, plan.at[i]!, plan.retries[i]!).catch((e: unknown) => client.countError(`fan crash:${e instanceof Error ? e.message : String(e)}`)));
       }
       await sleep(next < plan.byArrival.length ? Math.min(20, Math.max(1, plan.at[plan.byArrival[next]!]! - now)) : 0);
+      arrivedNotLaunched = next < plan.byArrival.length ? lowerBound(plan, Date.now()) - next : 0;
     }
   })();
   progressTimer = setInterval(() => send({ type: "progress", progress: progress() }), 1_000);
 }
 
 let stopping = false;
+/** Fans who have arrived but whose join waits for the door's backlog to shorten (for the progress line). */
+let arrivedNotLaunched = 0;
+/** How many fans of `plan` have arrived by `t` (epoch ms): binary search over the arrival order. */
+function lowerBound(plan: { at: Float64Array; byArrival: Int32Array }, t: number): number {
+  let lo = 0;
+  let hi = plan.byArrival.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (plan.at[plan.byArrival[mid]!]! <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
 async function stop(): Promise<void> {
   stopping = true;
   clearInterval(keepAlive);
@@ -112,12 +131,11 @@ async function stop(): Promise<void> {
   sale?.stop();
   await Promise.race([Promise.all(lives), sleep(10_000)]); // requests still in flight after that are abandoned, as by fans closing the page
   const fairness = await fairnessOf(eventId, sale?.preJoins ?? [], sale?.laterJoins ?? []);
-  send({ type: "result", progress: progress(), stats: [...client.stats], errors: [...client.errors], fairness });
+  // Sent in full before leaving: a million fans' latencies are tens of megabytes on the channel.
+  await new Promise<void>((resolve) => process.send!({ type: "result", progress: progress(), stats: [...client.stats], errors: [...client.errors], fairness } satisfies Out, () => resolve()));
   client.close();
   await closeDb();
   await closeRedis();
-  // Let the channel drain the result before leaving.
-  await sleep(500);
   process.exit(0);
 }
 
