@@ -118,7 +118,7 @@ const log = (s: string) => console.log(`[onsale ${new Date().toISOString().slice
  * one machine they yield to it (the app, the door, the worker, Postgres and Redis), as fans'
  * browsers do not share the servers' cores.
  */
-const CROWD_NICE = 10;
+const CROWD_NICE = 5;
 /**
  * How often the run's worker reconciles, the PSP's ledger included (ms): a capture whose
  * webhook was lost is found by the next pass, so the end of the run waits at most this long.
@@ -346,7 +346,8 @@ const job = R.jobViolations({
   capacity,
   sold,
   queueExhausted: lastPublic.servingCounter >= lastPublic.queueLength,
-  fansNeverQueued: finalCounters.joinFailed,
+  // Fans who tried and never got a place: joins that failed for good, and those the door had not answered when the sale stopped.
+  fansNeverQueued: finalCounters.joinFailed + crowdDone.progress.arrivedNotLaunched + crowdDone.progress.joining,
   doorJoinP99Ms: R.percentile(joinServerTimes, 0.99),
   doorP99BoundMs: cfg.doorP99Ms,
 });

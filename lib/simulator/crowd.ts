@@ -53,6 +53,8 @@ export interface CrowdProgress {
   waiting: number;
   /** Fans who clicked but whose join has not been sent yet (the door's backlog is full). */
   arrivedNotLaunched: number;
+  /** Fans whose first join was sent but not answered yet. */
+  joining: number;
 }
 
 /** Crowd → parent. */

@@ -54,6 +54,7 @@ function progress() {
     errors: [...client.errors.values()].reduce((a, b) => a + b, 0),
     waiting: sale!.waiting,
     arrivedNotLaunched,
+    joining: sale!.joining,
   };
 }
 
@@ -126,13 +127,14 @@ function lowerBound(plan: { at: Float64Array; byArrival: Int32Array }, t: number
 }
 async function stop(): Promise<void> {
   stopping = true;
+  const unanswered = { arrivedNotLaunched, joining: sale?.joining ?? 0 }; // as the sale stops: fans the door never answered
   clearInterval(keepAlive);
   if (progressTimer) clearInterval(progressTimer);
   sale?.stop();
   await Promise.race([Promise.all(lives), sleep(10_000)]); // requests still in flight after that are abandoned, as by fans closing the page
   const fairness = await fairnessOf(eventId, sale?.preJoins ?? [], sale?.laterJoins ?? []);
   // Sent in full before leaving: a million fans' latencies are tens of megabytes on the channel.
-  await new Promise<void>((resolve) => process.send!({ type: "result", progress: progress(), stats: [...client.stats], errors: [...client.errors], fairness } satisfies Out, () => resolve()));
+  await new Promise<void>((resolve) => process.send!({ type: "result", progress: { ...progress(), ...unanswered }, stats: [...client.stats], errors: [...client.errors], fairness } satisfies Out, () => resolve()));
   client.close();
   await closeDb();
   await closeRedis();
