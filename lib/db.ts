@@ -158,6 +158,9 @@ export function sql(): Sql {
   return connect().sql;
 }
 
+/** The probe connection's `application_name` in pg_stat_activity. */
+export const PROBE_APPLICATION_NAME = "stararena-health-probe";
+
 /**
  * A client of its own with one connection, for liveness probes (lib/health.ts): a probe sent
  * through the pool waits behind every query queued for a connection, so a busy app (all
@@ -169,9 +172,27 @@ export function probeSql(): Sql {
   const cached = globalForDb.__stararenaProbe;
   if (cached?.url === DATABASE_URL) return cached.sql;
   if (cached) void cached.sql.end({ timeout: 1 }).catch(() => {});
-  const probe = postgres(DATABASE_URL, { max: 1, idle_timeout: 30, connect_timeout: DATABASE_CONNECT_TIMEOUT_SECONDS, backoff: () => 0.2, onnotice: () => {} });
+  const probe = postgres(DATABASE_URL, {
+    max: 1,
+    idle_timeout: 30,
+    connect_timeout: DATABASE_CONNECT_TIMEOUT_SECONDS,
+    backoff: () => 0.2,
+    onnotice: () => {},
+    connection: { application_name: PROBE_APPLICATION_NAME },
+  });
   globalForDb.__stararenaProbe = { sql: probe, url: DATABASE_URL };
   return probe;
+}
+
+/**
+ * Drops the probe's connection after a failed probe, so the next one connects afresh: a
+ * connection whose peer vanished can leave every later query on it waiting, and a probe stuck
+ * that way would report Postgres down long after it is back.
+ */
+export function resetProbe(): void {
+  const cached = globalForDb.__stararenaProbe;
+  globalForDb.__stararenaProbe = undefined;
+  if (cached) void cached.sql.end({ timeout: 0 }).catch(() => {});
 }
 
 /** Closes the pool and the probe's connection (scripts and tests call this before exiting). */

@@ -5,7 +5,7 @@
  * connection of its own (lib/db.ts `probeSql`), so a busy pool is not taken for a dead database. A failure is recorded in
  * lib/dependency-state.ts, so requests stuck on that dependency are answered 503 promptly.
  */
-import { probeSql } from "@/lib/db";
+import { probeSql, resetProbe } from "@/lib/db";
 import { noteDependencyFailure, type Dependency } from "@/lib/dependency-state";
 import { redis } from "@/lib/redis";
 
@@ -33,6 +33,7 @@ async function check(dependency: Dependency, ping: () => Promise<unknown>): Prom
  */
 export async function checkHealth(): Promise<{ ok: boolean; postgres: string; redis: string; error?: string; retryAfter?: number }> {
   const [pg, rd] = await Promise.all([check("postgres", () => probeSql()`select 1`), check("redis", () => redis().ping())]);
+  if (pg !== "ok") resetProbe();
   const ok = pg === "ok" && rd === "ok";
   if (ok) return { ok, postgres: pg, redis: rd };
   const down = [pg !== "ok" ? "the database (Postgres)" : null, rd !== "ok" ? "the queue and seat store (Redis)" : null].filter(Boolean).join(" and ");
