@@ -173,6 +173,7 @@ const runTag = Date.now().toString(36);
 // admitted fan; this process shops for them, watches, and checks.
 const { startProcess } = await import("./lib/processes");
 const { mergeCrowdStats, sumCounters } = await import("@/lib/simulator/crowd");
+const { arrivalShares } = await import("@/lib/simulator/arrivals");
 type CrowdEvent = import("@/lib/simulator/crowd").CrowdEvent;
 type CrowdProgress = import("@/lib/simulator/crowd").CrowdProgress;
 // ONSALE_CROWD_NODE_ARGS: node flags for the crowd only (e.g. "--cpu-prof --cpu-prof-dir=DIR").
@@ -243,14 +244,12 @@ let heldNow = 0;
 let soldOutAt: number | null = null;
 
 // Arrivals shaped like the seed's case (lib/simulator/arrivals.ts): the crowd walks them.
-const nPre = Math.round(cfg.fans * cfg.preShare);
-const nFirst = Math.min(cfg.fans - nPre, Math.round(cfg.fans * cfg.firstShare));
-const FIRST_MS = Math.min(10_000, cfg.burstSeconds * 1000);
+const { nPre, nFirst, nLater, firstMs: FIRST_MS } = arrivalShares(cfg.fans, cfg);
 const t0Pre = Date.now();
 crowdSend({ type: "start", start: { eventId, onSaleAt, preFrom: t0Pre, preShare: cfg.preShare, firstShare: cfg.firstShare, burstSeconds: cfg.burstSeconds, retries: cfg.retries } });
 log(
   `phase pre-queue: ${nPre.toLocaleString("en")} fans arrive before the on-sale, ${nFirst.toLocaleString("en")} in its first ${FIRST_MS / 1000} s (each sending its join ${cfg.retries} more times), ` +
-    `${(cfg.fans - nPre - nFirst).toLocaleString("en")} over the rest of a ${cfg.burstSeconds}-s burst`,
+    `${nLater.toLocaleString("en")} over the rest of a ${cfg.burstSeconds}-s burst`,
 );
 
 // Monitor: timeline every second, progress every 5 s, stop on sold out or the time limit.

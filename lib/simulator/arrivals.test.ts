@@ -16,4 +16,10 @@ describe("arrivalSchedule", () => {
     expect([...s.retries].filter((r) => r === 2).length).toBe(3_000);
     for (let i = 0; i < 10_000; i++) if (s.retries[i]) expect(s.at[i]! >= onSaleAt && s.at[i]! < onSaleAt + 10_000).toBe(true);
   });
+
+  it("with a burst of 10 s or less, every fan after the on-sale is a first-seconds fan", () => {
+    const s = arrivalSchedule(5_000, { preFrom: 0, onSaleAt: 10_000, preShare: 0.5, firstShare: 0.3, burstSeconds: 10, retries: 2 });
+    expect([s.nPre, s.nFirst, s.nLater, s.firstMs]).toEqual([2_500, 2_500, 0, 10_000]);
+    expect([...s.retries].filter((r) => r === 2).length).toBe(2_500);
+  });
 });

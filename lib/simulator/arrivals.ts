@@ -24,6 +24,18 @@ export interface ArrivalSchedule {
 }
 
 /**
+ * How many of `n` fans arrive in each window: before the on-sale (`preShare`), in its first
+ * 10 s (`firstShare`; everyone after the on-sale when the burst is no longer than 10 s), and
+ * later; and the length of the first window (ms). The one rule for the schedule and its report.
+ */
+export function arrivalShares(n: number, opts: { preShare: number; firstShare: number; burstSeconds: number }): Pick<ArrivalSchedule, "nPre" | "nFirst" | "nLater" | "firstMs"> {
+  const nPre = Math.round(n * opts.preShare);
+  const firstMs = Math.min(10_000, opts.burstSeconds * 1000);
+  const nFirst = opts.burstSeconds * 1000 <= firstMs ? n - nPre : Math.min(n - nPre, Math.round(n * opts.firstShare));
+  return { nPre, nFirst, nLater: n - nPre - nFirst, firstMs };
+}
+
+/**
  * The schedule for `n` fans.
  * @param opts.preFrom epoch ms when the pre-queue window opens (now); @param opts.onSaleAt epoch ms.
  * @param opts.preShare share of fans (0–1) arriving before the on-sale; @param opts.firstShare in its first 10 s.
@@ -42,20 +54,18 @@ export function arrivalSchedule(
     order[k] = order[j]!;
     order[j] = t;
   }
-  const nPre = Math.round(n * opts.preShare);
-  const nFirst = Math.min(n - nPre, Math.round(n * opts.firstShare));
+  const { nPre, nFirst, nLater, firstMs } = arrivalShares(n, opts);
   const burstMs = opts.burstSeconds * 1000;
-  const firstMs = Math.min(10_000, burstMs);
   const at = new Float64Array(n);
   const retries = new Uint8Array(n);
   for (let k = 0; k < n; k++) {
     const i = order[k]!;
     if (k < nPre) at[i] = opts.preFrom + (k / Math.max(1, nPre)) * (opts.onSaleAt - opts.preFrom - 1_000);
-    else if (k < nPre + nFirst || burstMs <= firstMs) {
-      at[i] = opts.onSaleAt + random() * firstMs; // a burst no longer than 10 s: everyone in it alike
+    else if (k < nPre + nFirst) {
+      at[i] = opts.onSaleAt + random() * firstMs;
       retries[i] = opts.retries;
     } else at[i] = opts.onSaleAt + firstMs + random() ** 1.5 * (burstMs - firstMs);
   }
   const byArrival = Int32Array.from(order).sort((a, b) => at[a]! - at[b]!);
-  return { at, byArrival, retries, nPre, nFirst, nLater: n - nPre - nFirst, firstMs };
+  return { at, byArrival, retries, nPre, nFirst, nLater, firstMs };
 }
