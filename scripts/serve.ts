@@ -142,7 +142,9 @@ function bound(req: IncomingMessage, res: ServerResponse): void {
       });
       return;
     }
-    timer = setTimeout(check, 250);
+    // Looked at again soon: a request that began as the dependency died learns of it only when
+    // the probe (or another request) notes the failure, and its 503 must still come within 2 s.
+    timer = setTimeout(check, 100);
   };
   timer = setTimeout(check, TROUBLE_DEADLINE_MS);
   res.on("close", () => clearTimeout(timer));
