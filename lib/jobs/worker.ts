@@ -32,6 +32,9 @@ export interface WorkerOptions {
   log?: (line: string) => void;
 }
 
+/** A routine reconciliation slower than this (ms) is reported with its parts' times. */
+const SLOW_RECONCILE_MS = 5_000;
+
 /** How long one pass may run before the next starts beside it (ms). */
 export const PASS_DEADLINE_MS = 30_000;
 
@@ -71,7 +74,9 @@ export function startLocalWorker(db: Db, opts: WorkerOptions = {}): () => Promis
     else if (did > 0) log(`sweep: ${JSON.stringify(s)}`);
     if (Date.now() - lastReconcile >= reconcileEveryMs) {
       lastReconcile = Date.now();
-      const r = await reconcile(db);
+      const r = await reconcile(db, { routine: true });
+      const took = Object.values(r.ms).reduce((a, b) => a + b, 0);
+      if (took >= SLOW_RECONCILE_MS) warn(`reconcile took ${(took / 1000).toFixed(1)} s (ms: ${JSON.stringify(r.ms)})`);
       const ledger = r.ledger.filter((l) => l.capturesApplied + l.capturesVoided + l.refundsRecorded + l.refundsResent + l.unknown > 0 || l.errors.length > 0);
       if (r.redisRebuilt.length || r.ticketsWithoutPayment.length || ledger.length) {
         log(`reconcile: ${JSON.stringify({ redisRebuilt: r.redisRebuilt, ticketsWithoutPayment: r.ticketsWithoutPayment, ledger })}`);

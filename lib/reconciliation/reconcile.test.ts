@@ -1,7 +1,8 @@
 /**
  * Reconciliation's Redis drift repair against the real Postgres and Redis: a contradiction
  * that lasts is repaired by a rebuild (and recorded); a hold in flight (in Redis, its
- * Postgres write not yet committed) is not mistaken for drift.
+ * Postgres write not yet committed) is not mistaken for drift. And the local worker's routine
+ * pass: the repairs without the invariant scans.
  */
 import { eq } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
@@ -11,10 +12,12 @@ import { holdInRedis, readHold, releaseInRedis } from "@/lib/inventory/hold";
 import { holdKey, inventoryKeys } from "@/lib/inventory/keys";
 import { rebuildInventory } from "@/lib/inventory/rebuild";
 import { placeOrder } from "@/lib/orders/place-order";
+import { startCheckout } from "@/lib/payments/checkout";
 import { redisMismatches } from "@/lib/reconciliation/invariants";
 import { reconcile } from "@/lib/reconciliation/reconcile";
 import { closeRedis, redis } from "@/lib/redis";
 import { makeFans, makeStudioShow } from "@/lib/testing/fixtures";
+import { sandbox } from "@/lib/testing/psp";
 
 afterAll(async () => {
   await closeDb();
@@ -117,5 +120,24 @@ describe("Redis drift", () => {
     expect(await readHold(eventId, order.holdId)).toBeNull();
     expect(await redis().getbit(inventoryKeys(eventId).free, 16)).toBe(1);
     expect(await redisMismatches(db(), eventId)).toBe(0);
+  });
+});
+
+describe("the routine pass (the local worker's)", () => {
+  it("repairs without the invariant scans and leaves a fresh open payment to its webhook; the full pass asks the PSP about it", async () => {
+    const show = await makeStudioShow(db(), { onSaleAt: new Date(Date.now() - 86_400_000) });
+    await rebuildInventory(db(), show.eventId);
+    const [fan] = await makeFans(db(), 1);
+    const order = await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [3] } });
+    await startCheckout(db(), sandbox, { orderId: order.orderId, fanId: fan! }); // open at the PSP, seconds old
+
+    const routine = await reconcile(db(), { eventId: show.eventId, redisRecheckMs: 50, routine: true });
+    expect(routine.invariants).toBeNull();
+    expect(routine.ms.invariants).toBe(0);
+    expect(routine.sweep.paymentsQueried).toBe(0); // the sweep asks only after a minute of silence
+
+    const full = await reconcile(db(), { eventId: show.eventId, redisRecheckMs: 50 });
+    expect(full.sweep.paymentsQueried).toBe(1);
+    expect(full.invariants).toMatchObject({ oversold: 0, doubleCharged: 0 });
   });
 });

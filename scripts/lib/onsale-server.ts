@@ -108,6 +108,8 @@ export async function prepareOwnServer(opts: OnsaleServerOptions): Promise<Priva
   specs.push({
     name: "worker",
     script: "scripts/worker.ts",
+    // ONSALE_WORKER_NODE_ARGS: node flags for the worker only (e.g. "--cpu-prof --cpu-prof-dir=DIR").
+    nodeArgs: (process.env.ONSALE_WORKER_NODE_ARGS ?? "").split(" ").filter(Boolean),
     output: "stderr",
     env: { ...childEnv, APP_URL: baseUrl, WORKER_INTERVAL_MS: "2000", RECONCILE_EVERY_MS: String(opts.reconcileEveryMs), DATABASE_POOL_MAX: "5" },
   });
