@@ -7,6 +7,7 @@
  */
 import { deleteKeys } from "@/lib/redis-keys";
 import { dropDatabase, ensureDatabase, runMigrations } from "@/lib/migrations";
+import { existsSync } from "node:fs";
 import { buildIfNeeded, buildIsStale, clearRenderedPages } from "./build";
 import { startPrivateDeps, type PrivateDeps } from "./private-deps";
 import { supervise, type ProcessSpec, type Supervisor } from "./processes";
@@ -69,10 +70,16 @@ export async function prepareOwnServer(opts: OnsaleServerOptions): Promise<Priva
   // small variant on its `.next-test`); else the app's own `.next` (made by `npm start`) when it
   // is up to date — the simulator opens API routes only, so pages rendered from the demo
   // database are never served; else a build into `.next-onsale`.
+  // `--build never` serves `.next` as it is, stale or not (it used to switch to a `.next-onsale`
+  // that was never built, and every instance died at start-up).
   const preset = process.env.NEXT_DIST_DIR;
   process.env.NEXT_DIST_DIR = preset || ".next";
-  if (!preset && (opts.build === "always" || buildIsStale())) process.env.NEXT_DIST_DIR = ".next-onsale";
-  if (process.env.NEXT_DIST_DIR === ".next") log("  using the up-to-date production build in .next");
+  const stale = !preset && opts.build !== "never" && (opts.build === "always" || buildIsStale());
+  if (stale) process.env.NEXT_DIST_DIR = ".next-onsale";
+  if (!preset && opts.build === "never") {
+    if (!existsSync(".next/BUILD_ID")) throw new Error("--build never: there is no production build in .next (run `npx next build`, or leave out --build never)");
+    log(`  --build never: serving the production build in .next${buildIsStale() ? ", although sources changed after it was built" : ""}`);
+  } else if (process.env.NEXT_DIST_DIR === ".next") log("  using the up-to-date production build in .next");
   else {
     if (opts.build !== "never") buildIfNeeded(log, opts.build === "always");
     clearRenderedPages();
