@@ -31,6 +31,7 @@ import { paymentProvider, PROVIDER_NAMES } from "@/lib/payments";
 import { applyPspAnswer, askPsp } from "@/lib/payments/apply";
 import type { LedgerEntry, LedgerWindow, PaymentProvider } from "@/lib/payments/provider";
 import { recordDiscrepancy } from "@/lib/audit/discrepancies";
+import { confirmInRedis } from "@/lib/inventory/hold";
 
 /** A global pass re-reads this much before the cursor (ms): PSP records can appear a little late. */
 export const LEDGER_OVERLAP_MS = 10 * 60_000;
@@ -65,7 +66,8 @@ export interface LedgerReport {
   errors: string[];
 }
 
-type PaymentRow = typeof payments.$inferSelect & { eventId: string };
+/** Our payment with its order's event, status and hold (the Redis hold a paid order's seats were claimed under). */
+type PaymentRow = typeof payments.$inferSelect & { eventId: string; orderStatus: string; holdId: string };
 
 const cause = (reason: string): TransitionCause => ({ actor: "job:ledger-reconciliation", reason });
 
@@ -74,11 +76,11 @@ async function paymentsByCheckout(db: Db, provider: string, checkoutIds: string[
   const found = new Map<string, PaymentRow>();
   for (let i = 0; i < checkoutIds.length; i += 1_000) {
     const rows = await db
-      .select({ payment: payments, eventId: orders.eventId })
+      .select({ payment: payments, eventId: orders.eventId, orderStatus: orders.status, holdId: orders.holdId })
       .from(payments)
       .innerJoin(orders, eq(payments.orderId, orders.id))
       .where(and(eq(payments.provider, provider), inArray(payments.checkoutSessionId, checkoutIds.slice(i, i + 1_000))));
-    for (const r of rows) found.set(r.payment.checkoutSessionId, { ...r.payment, eventId: r.eventId });
+    for (const r of rows) found.set(r.payment.checkoutSessionId, { ...r.payment, eventId: r.eventId, orderStatus: r.orderStatus, holdId: r.holdId });
   }
   return found;
 }
@@ -203,12 +205,17 @@ async function matchEntry(
   }
   const base = { eventId: payment.eventId, orderId: payment.orderId };
   const refunded = entry.refundedAt !== null;
-  // Already agreeing with the PSP's own record: nothing to apply. Most entries of a window
-  // are these (it re-reads LEDGER_OVERLAP_MS of captures every pass), and applying each again
-  // cost a transaction apiece: 17–25 s per pass, most of the worker's CPU, in a 20,000-fan
+  // Already agreeing with the PSP's own record: no transaction. Most entries of a window are
+  // these (it re-reads LEDGER_OVERLAP_MS of captures every pass), and applying each again cost
+  // a transaction apiece: 17–25 s per pass, most of the worker's CPU, in a 20,000-fan
   // simulation reconciling every 10 s. What such a payment's order may still need (tickets,
-  // a late payment's refund) is the sweep's (lib/reconciliation/sweep.ts), not the ledger's.
-  if (refunded ? payment.status === "refunded" : payment.status === "captured" && payment.ledgerConfirmedAt !== null) return;
+  // a late payment's refund, an extra capture's) is the sweep's (lib/reconciliation/sweep.ts).
+  // One thing the re-application used to repair stays here: a paid order's seats confirmed
+  // as sold in Redis (idempotent, one Redis call), in case the capture's own confirm failed.
+  if (refunded ? payment.status === "refunded" : payment.status === "captured" && payment.ledgerConfirmedAt !== null) {
+    if (!refunded && (payment.orderStatus === "paid" || payment.orderStatus === "ticketed")) await confirmInRedis(payment.eventId, payment.holdId);
+    return;
+  }
   const answer = {
     checkoutSessionId: entry.checkoutSessionId,
     orderId: entry.orderId,
