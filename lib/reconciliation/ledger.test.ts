@@ -8,7 +8,8 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { discrepancies, lineItems, orders, payments, tickets } from "@/db/schema";
 import { closeDb, db } from "@/lib/db";
-import { inventoryKeys } from "@/lib/inventory/keys";
+import { readHold } from "@/lib/inventory/hold";
+import { holdKey, inventoryKeys } from "@/lib/inventory/keys";
 import { rebuildInventory } from "@/lib/inventory/rebuild";
 import { transitionPayment } from "@/lib/orders/state-machine";
 import { placeOrder } from "@/lib/orders/place-order";
@@ -67,6 +68,18 @@ describe("PSP → app", () => {
     const again = await reconcileLedger(counting, sandbox, await ledgerWindow(db(), "sandbox", { eventId: show.eventId }), { eventId: show.eventId });
     expect(again.report).toMatchObject({ entries: 1, capturesConfirmed: 0, capturesApplied: 0, errors: [] });
     expect(transactions).toBe(0);
+  });
+
+  it("an agreeing capture whose seats Redis still shows as held (the capture's confirm failed) is confirmed as sold", async () => {
+    const { order } = await ticketedOrder([6]);
+    await pass(); // confirmed by the ledger: from now on its entry agrees
+    // As if the capture's Redis confirm had failed: the hold is back to `held`, seat 6 owned by the hold.
+    await redis().hset(holdKey(show.eventId, order.holdId), { status: "held" });
+    await redis().hset(inventoryKeys(show.eventId).owner, { "6": `h:${order.holdId}` });
+    expect((await readHold(show.eventId, order.holdId))!.status).toBe("held");
+    expect((await pass()).report).toMatchObject({ entries: 1, capturesConfirmed: 0, errors: [] });
+    expect((await readHold(show.eventId, order.holdId))!.status).toBe("sold");
+    expect(await redis().hget(inventoryKeys(show.eventId).owner, "6")).toBe(`s:${order.holdId}`);
   });
 
   it("a refund made in the PSP's dashboard ends the order: tickets void, seats back on sale", async () => {
