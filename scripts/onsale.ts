@@ -124,6 +124,7 @@ const CROWD_NICE = 5;
  * webhook was lost is found by the next pass, so the end of the run waits at most this long.
  */
 const RECONCILE_EVERY_MS = Number(process.env.ONSALE_RECONCILE_EVERY_MS ?? 10_000);
+if (!(RECONCILE_EVERY_MS > 0)) throw new Error(`ONSALE_RECONCILE_EVERY_MS must be a positive number of ms, got ${process.env.ONSALE_RECONCILE_EVERY_MS}`);
 
 
 // Own database and Redis prefix unless --url points at a running server (then the environment must match it).

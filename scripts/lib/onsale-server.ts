@@ -74,8 +74,8 @@ export async function prepareOwnServer(opts: OnsaleServerOptions): Promise<Priva
   // that was never built, and every instance died at start-up).
   const preset = process.env.NEXT_DIST_DIR;
   process.env.NEXT_DIST_DIR = preset || ".next";
-  const stale = !preset && opts.build !== "never" && (opts.build === "always" || buildIsStale());
-  if (stale) process.env.NEXT_DIST_DIR = ".next-onsale";
+  const ownBuild = !preset && opts.build !== "never" && (opts.build === "always" || buildIsStale());
+  if (ownBuild) process.env.NEXT_DIST_DIR = ".next-onsale";
   if (!preset && opts.build === "never") {
     if (!existsSync(".next/BUILD_ID")) throw new Error("--build never: there is no production build in .next (run `npx next build`, or leave out --build never)");
     log(`  --build never: serving the production build in .next${buildIsStale() ? ", although sources changed after it was built" : ""}`);
