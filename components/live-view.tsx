@@ -62,7 +62,11 @@ export function LiveView({ eventId, name }: { eventId: string; name: string }) {
         <Tile label="Seats held" value={formatCount(data.held)} />
         <Tile label="Queue length" value={formatCount(q.queueLength)} testId="live-queue" />
         <Tile label="Admitted (serving counter)" value={formatCount(q.servingCounter)} />
-        <Tile label="Active / cap" value={`${formatCount(q.active)} / ${formatCount(q.activeCap)}`} />
+        <Tile
+          label={q.pacedCap !== null && q.pacedCap < q.activeCap ? "Active / cap (paced to the shop)" : "Active / cap"}
+          value={`${formatCount(q.active)} / ${formatCount(q.pacedCap !== null && q.pacedCap < q.activeCap ? q.pacedCap : q.activeCap)}`}
+          testId="live-cap"
+        />
         <Tile label="Admission rate" value={`${formatCount(q.ratePerMinute)}/min${q.paused ? " · paused" : ""}`} warn={q.paused} />
         <Tile label="Hold-expiry rate" value={`${pct(data.holdExpiryRate)} (${data.holdsExpired}/${data.holdsStarted})`} />
         <Tile label="Payment success" value={pct(data.paymentSuccessRate)} />

@@ -50,6 +50,11 @@ const schema = z
     DATABASE_CONNECT_TIMEOUT_SECONDS: z.coerce.number().min(0.5).max(60).default(2),
     /** Longest any request may take before the server answers 503 itself, in ms (scripts/serve.ts); 2 s while a dependency is down. */
     REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000),
+    /**
+     * The admission pacer's target (lib/waiting-room/pacing.ts): the hold latency p99 (ms, from
+     * the request's arrival) it keeps the shop under by lowering the active cap; 0 turns pacing off.
+     */
+    ADMISSION_PACING_HOLD_P99_MS: z.coerce.number().int().min(0).max(60_000).default(250),
     /** Longest wait for one Redis reply, in ms: past it a request answers 503 (lib/redis-tcp.ts). */
     REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
     REDIS_URL: z

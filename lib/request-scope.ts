@@ -16,6 +16,8 @@ import { AppError, asAppError } from "@/lib/errors";
 
 /** One request's record. */
 export interface RequestScope {
+  /** When the server received the request (`performance.now()` ms), set by the server that made the scope. */
+  startedAt?: number;
   /** The first failure Next reported for this request, as an AppError when it is one we understand. */
   failure?: AppError;
   /**
@@ -67,6 +69,11 @@ export function noteTiming(part: TimedPart, ms: number): void {
   if (!scope) return;
   scope.timings ??= { redis: 0, postgres: 0 };
   scope.timings[part] = (scope.timings[part] ?? 0) + ms;
+}
+
+/** When the current request reached the server (`performance.now()` ms), or undefined outside a request (or a server that does not say). */
+export function requestStartedAt(): number | undefined {
+  return requestScopes().getStore()?.startedAt;
 }
 
 /** What a request's time is broken down into: its dependencies, and the hold path as the dashboard measures it (lib/metrics/holds.ts). */

@@ -159,6 +159,20 @@ const { prepareOwnServer, stopChildren } = await import("./lib/onsale-server");
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/**
+ * Gives the planner its statistics before the on-sale, as a production database has them:
+ * there the show was set up days ahead and autovacuum analyzed it. This machine's Postgres
+ * runs with `autovacuum = off`, and a never-analyzed `seats` made the order view scan every
+ * seat per request (BENCHMARKS.md, "Where an on-sale's CPU goes"). Warns when autovacuum is
+ * off: an operator's database must not run so.
+ */
+async function analyzeLikeAutovacuum(): Promise<void> {
+  const [{ autovacuum }] = (await db().execute(sql`show autovacuum`)) as unknown as [{ autovacuum: string }];
+  const t = Date.now();
+  await db().execute(sql`analyze`);
+  log(`analyzed the database in ${Date.now() - t} ms${autovacuum === "on" ? "" : " — this Postgres runs with autovacuum off: the sale's new rows are never analyzed (production needs autovacuum on)"}`);
+}
+
 // ---------- setup ----------
 const tStart = Date.now();
 // Peak resident memory of every process of the run (app instances, door, worker, Redis, Postgres, this simulator).
@@ -231,6 +245,7 @@ const probeJar = cfg.outage ? new Map(Object.entries(createdFans.probeSession ??
 
 const show = await createSimulatedShow(db(), { capacity: cfg.capacity, holdMinutes: cfg.holdMinutes, rate: cfg.rate, cap: cfg.cap, onSaleInMs: cfg.preSeconds * 1000 + 3_000, runTag });
 const { eventId, onSaleAt, capacity } = show;
+await analyzeLikeAutovacuum();
 log(`show ${eventId}: ${capacity.toLocaleString("en")} seats in ${show.levels.length} price levels; on-sale in ${Math.round((onSaleAt - Date.now()) / 1000)} s; admission ${cfg.rate}/min, cap ${cfg.cap}, holds ${cfg.holdMinutes} min`);
 
 // ---------- the sale ----------
@@ -239,7 +254,13 @@ const { fates } = sale;
 /** Both sides' counters: the crowd's (joins, waiting, admissions) and this process's (shopping). */
 const counters = () => sumCounters(sale.counters, crowdProgress?.counters);
 let stopped = false;
-let lastPublic = { servingCounter: 0, queueLength: 0, active: 0 };
+/** Sold out: the shop's fans stopped, the crowd told (it keeps asking the door for first answers). */
+let shopClosed = false;
+/** Fans the door has not answered yet: arrived and not sent, sent and not answered, not arrived yet. */
+const owedAnswers = () => (crowdProgress ? crowdProgress.arrivedNotLaunched + crowdProgress.joining + crowdProgress.yetToArrive : 0);
+let lastPublic = { servingCounter: 0, queueLength: 0, active: 0, activeCap: cfg.cap, pacedCap: null as number | null };
+/** The cap admission applies now: the organizer's, or the pacer's when lower (lib/waiting-room/pacing.ts). */
+const capInForce = () => Math.min(lastPublic.activeCap, lastPublic.pacedCap ?? Infinity);
 let sold = 0;
 let heldNow = 0;
 let soldOutAt: number | null = null;
@@ -282,13 +303,13 @@ void outages.then(() => (outagesDone = true));
 while (!stopped) {
   await sleep(1_000);
   tick++;
-  const pub = await client.request<{ servingCounter: number; queueLength: number; active: number }>(`/api/events/${eventId}/queue`, { endpoint: "monitor", lane: "monitor", headers: { "x-forwarded-for": "192.0.2.250" } });
+  const pub = await client.request<{ servingCounter: number; queueLength: number; active: number; activeCap: number; pacedCap: number | null }>(`/api/events/${eventId}/queue`, { endpoint: "monitor", lane: "monitor", headers: { "x-forwarded-for": "192.0.2.250" } });
   if (pub.status === 200) lastPublic = pub.body;
   const rows = (await db().execute(sql`select status, count(*)::int as n from line_items where event_id = ${eventId} and status in ('held','sold') group by status`)) as unknown as { status: string; n: number }[];
   sold = rows.find((r) => r.status === "sold")?.n ?? 0;
   heldNow = rows.find((r) => r.status === "held")?.n ?? 0;
   const t = Math.round((Date.now() - onSaleAt) / 100) / 10;
-  timeline.push({ t, queueLength: lastPublic.queueLength, serving: lastPublic.servingCounter, sold, held: heldNow });
+  timeline.push({ t, queueLength: lastPublic.queueLength, serving: lastPublic.servingCounter, sold, held: heldNow, active: lastPublic.active, cap: capInForce() });
   if (sold >= capacity && soldOutAt === null) soldOutAt = Date.now();
   if (tick % 5 === 0) {
     const now = Date.now();
@@ -299,18 +320,28 @@ while (!stopped) {
     const errs = [...client.errors.values()].reduce((a, b) => a + b, 0) + (crowdProgress?.errors ?? 0);
     const c = counters();
     log(
-      `${t < 0 ? "pre-queue" : "on sale"} t=${t}s queue ${lastPublic.queueLength} serving ${lastPublic.servingCounter} active ${lastPublic.active} | joined ${c.joined} (${crowdProgress?.arrivedNotLaunched ?? 0} still clicking) waiting ${crowdProgress?.waiting ?? 0} admitted ${c.admitted} holds ${c.held} (refused ${c.holdRefused}) paid ${c.approved} | seats held ${heldNow} sold ${sold}/${capacity} | ${rps} req/s, CDN hits ${client.cdnHits + (crowdProgress?.cdnHits ?? 0)}, errors ${errs}`,
+      `${t < 0 ? "pre-queue" : "on sale"} t=${t}s queue ${lastPublic.queueLength} serving ${lastPublic.servingCounter} active ${lastPublic.active}/${capInForce()}${lastPublic.pacedCap !== null && lastPublic.pacedCap < lastPublic.activeCap ? " (paced)" : ""} | joined ${c.joined} (${crowdProgress?.arrivedNotLaunched ?? 0} still clicking) waiting ${crowdProgress?.waiting ?? 0} admitted ${c.admitted} holds ${c.held} (refused ${c.holdRefused}) paid ${c.approved} | seats held ${heldNow} sold ${sold}/${capacity} | ${rps} req/s, CDN hits ${client.cdnHits + (crowdProgress?.cdnHits ?? 0)}, errors ${errs}`,
     );
   }
   // (A sale that sells out during an outage still waits for the outage to end and be judged.)
-  if ((soldOutAt !== null && outagesDone) || Date.now() > deadline) {
+  // Sold out, the shop closes, but the door still owes every fan who clicked an answer: the run
+  // goes on until the crowd has none left to ask (or the time limit), so a door that never served
+  // its fans fails the run whenever the shop sold out.
+  if (soldOutAt !== null && outagesDone && !shopClosed) {
+    shopClosed = true;
+    sale.stop();
+    crowdSend({ type: "sold-out" });
+    log(`SOLD OUT ${((soldOutAt - onSaleAt) / 1000).toFixed(1)} s after the on-sale; the door still owes ${owedAnswers().toLocaleString("en")} fans their first answer`);
+  }
+  if ((shopClosed && crowdProgress?.soldOut && owedAnswers() === 0) || Date.now() > deadline) {
     stopped = true;
     sale.stop();
     crowdSend({ type: "stop" });
   }
 }
 const saleEndedAt = Date.now();
-log(soldOutAt ? `SOLD OUT ${((soldOutAt - onSaleAt) / 1000).toFixed(1)} s after the on-sale` : `time limit reached with ${sold}/${capacity} sold`);
+if (!soldOutAt) log(`time limit reached with ${sold}/${capacity} sold`);
+else log(`every fan who clicked has had the door's answer ${((saleEndedAt - soldOutAt) / 1000).toFixed(1)} s after the sell-out${owedAnswers() > 0 ? ` — except ${owedAnswers().toLocaleString("en")}, at the time limit` : ""}`);
 await Promise.race([Promise.all(lives), sleep(10_000)]); // requests still in flight after that are abandoned, as by fans closing the page
 // The crowd's statistics and its fairness check (it saw the joins), within a minute.
 const crowdDone = crowdResult ?? (await Promise.race([crowdNext("result"), sleep(60_000).then(() => undefined)]));

@@ -152,7 +152,7 @@ function bound(req: IncomingMessage, res: ServerResponse): void {
 
 /** Hands one request to Next inside its RequestScope. */
 function toNext(req: IncomingMessage, res: ServerResponse): void {
-  const scope: RequestScope = {};
+  const scope: RequestScope = { startedAt: performance.now() };
   followFailures(req, res, scope);
   bound(req, res);
   requestScopes().run(scope, () => {

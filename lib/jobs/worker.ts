@@ -3,6 +3,8 @@
  * functions on a short interval — hold expiry, payment queries, ticket issuance, late
  * payments — and reconciliation every minute, so everything converges with no Inngest
  * server (or an unreachable one). Where Inngest is configured it also relays the outbox.
+ * Beside the passes, on its own {@link PACING_INTERVAL_MS} beat (a slow pass must not delay
+ * it), it paces admission to what the shop carries (lib/waiting-room/pacing.ts).
  * Each pass calls idempotent lib/ functions, so overlapping with webhooks, browser
  * returns or a second worker is harmless; still, only the holder of the `local-worker`
  * lease (lib/jobs/lease.ts) runs passes, and a second worker says it is standing by.
@@ -13,6 +15,7 @@ import { keepLease } from "@/lib/jobs/lease";
 import { markOutboxHandledLocally, relayOutbox, type RelayedEvent } from "@/lib/outbox/relay";
 import { reconcile } from "@/lib/reconciliation/reconcile";
 import { sweep } from "@/lib/reconciliation/sweep";
+import { PACING_INTERVAL_MS, paceOnSales } from "@/lib/waiting-room/pacing";
 
 /** True when an Inngest server (dev or cloud) is configured. */
 export function inngestConfigured(): boolean {
@@ -23,6 +26,8 @@ export function inngestConfigured(): boolean {
 /** Options of {@link startLocalWorker}; intervals in ms. */
 export interface WorkerOptions {
   intervalMs?: number;
+  /** The admission pacer's hold p99 target (ms; 0 = off). Default: env ADMISSION_PACING_HOLD_P99_MS. */
+  pacingTargetMs?: number;
   reconcileEveryMs?: number;
   /**
    * Sends relayed events to Inngest (the entry point passes `inngest.send`, inngest/client.ts).
@@ -105,10 +110,30 @@ export function startLocalWorker(db: Db, opts: WorkerOptions = {}): () => Promis
       await sleep(intervalMs);
     }
   };
+  // The pacer: one step per beat while holding the lease, a step never overlapping the last.
+  const pacingTargetMs = opts.pacingTargetMs ?? env().ADMISSION_PACING_HOLD_P99_MS;
+  let pacing: Promise<void> = Promise.resolve();
+  let lastPacingWarning = 0;
+  const pacer = setInterval(() => {
+    if (stopped || !lease.held()) return;
+    pacing = pacing.then(async () => {
+      try {
+        for (const step of await paceOnSales(db, pacingTargetMs)) {
+          if (step.to !== step.from) log(`pacing ${step.eventId}: cap ${step.from ?? "none"} → ${step.to} (active ${step.active}, hold p99 ${step.p99 ?? "–"} ms of ${step.samples})`);
+        }
+      } catch (error) {
+        if (Date.now() - lastPacingWarning >= 60_000) {
+          lastPacingWarning = Date.now();
+          warn(`pacing failed (will retry): ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
+    });
+  }, PACING_INTERVAL_MS);
   void loop();
   return async () => {
     stopped = true;
-    await current;
+    clearInterval(pacer);
+    await Promise.all([current, pacing]);
     await lease.stop();
   };
 }

@@ -5,19 +5,24 @@
  * Keys expire after an hour. Recording never fails the hold it measures.
  */
 import { eventKey, redis } from "@/lib/redis";
-import { noteTiming } from "@/lib/request-scope";
+import { noteTiming, requestStartedAt } from "@/lib/request-scope";
 
 /** How a hold attempt ended: held, refused for a reason the fan can act on (seat taken, limit…), or failed unexpectedly. */
 export type HoldOutcome = "held" | "refused" | "error";
 
 const minute = (ms: number) => Math.floor(ms / 60_000);
 const SAMPLE = 2_000;
+/** The admission pacer's window (ms): latencies are also kept per window of this length, newest {@link RECENT_SAMPLE}. */
+export const RECENT_WINDOW_MS = 5_000;
+const RECENT_SAMPLE = 1_000;
+const recentWindow = (ms: number) => Math.floor(ms / RECENT_WINDOW_MS);
 
 /** Records one hold attempt: `ms` is its duration in milliseconds. */
 export async function recordHoldAttempt(eventId: string, ms: number, outcome: HoldOutcome, now = Date.now()): Promise<void> {
   const m = minute(now);
   const counts = eventKey(eventId, "metrics", "hold", m);
   const lat = eventKey(eventId, "metrics", "holdms", m);
+  const recent = eventKey(eventId, "metrics", "holdms5", recentWindow(now));
   try {
     const p = redis().pipeline();
     p.hincrby(counts, outcome, 1);
@@ -25,15 +30,23 @@ export async function recordHoldAttempt(eventId: string, ms: number, outcome: Ho
     p.lpush(lat, Math.round(ms));
     p.ltrim(lat, 0, SAMPLE - 1);
     p.expire(lat, 3_600);
+    p.lpush(recent, Math.round(ms));
+    p.ltrim(recent, 0, RECENT_SAMPLE - 1);
+    p.expire(recent, 120);
     await p.exec();
   } catch {
     // metrics are best effort
   }
 }
 
-/** Times `fn` and records its outcome; `classify` maps a thrown error to "refused" or "error". */
+/**
+ * Times `fn` and records its outcome; `classify` maps a thrown error to "refused" or "error".
+ * The time runs from the request's arrival at the server (lib/request-scope.ts) when there is
+ * one, so it includes the wait for the event loop and the session check, as the fan's answer
+ * does; else from the call.
+ */
 export async function measureHold<T>(eventId: string, fn: () => Promise<T>, classify: (error: unknown) => HoldOutcome): Promise<T> {
-  const started = performance.now();
+  const started = requestStartedAt() ?? performance.now();
   try {
     const result = await fn();
     const ms = performance.now() - started;
@@ -89,4 +102,15 @@ export async function holdStats(eventId: string, minutes = 5, now = Date.now()):
   samples.sort((a, b) => a - b);
   const attempts = held + refused + errors;
   return { attempts, held, refused, errors, errorRate: attempts ? errors / attempts : 0, p50: quantile(samples, 0.5), p99: quantile(samples, 0.99) };
+}
+
+/**
+ * The hold latencies (ms) recorded in the `windows` complete {@link RECENT_WINDOW_MS} windows
+ * before the one `now` falls in, at most 1,000 per window: what the admission pacer reads.
+ */
+export async function recentHoldLatencies(eventId: string, now = Date.now(), windows = 1): Promise<number[]> {
+  const p = redis().pipeline();
+  for (let k = 1; k <= windows; k++) p.lrange(eventKey(eventId, "metrics", "holdms5", recentWindow(now) - k), 0, -1);
+  const replies = (await p.exec()) as (number | string)[][];
+  return replies.flat().map(Number);
 }

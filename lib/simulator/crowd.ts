@@ -41,6 +41,8 @@ export type CrowdCommand =
   | { type: "create"; setup: CrowdSetup }
   | { type: "start"; start: CrowdStart }
   | { type: "dependency-down"; down: boolean }
+  /** The show sold out: waiting fans stop waiting (their page says so); fans still clicking get their first answer. */
+  | { type: "sold-out" }
   | { type: "stop" };
 
 /** The crowd's requests, errors and counters so far. */
@@ -55,6 +57,10 @@ export interface CrowdProgress {
   arrivedNotLaunched: number;
   /** Fans whose first join was sent but not answered yet. */
   joining: number;
+  /** Fans whose arrival time has not come yet. */
+  yetToArrive: number;
+  /** The crowd has seen "sold-out". */
+  soldOut: boolean;
 }
 
 /** Crowd → parent. */

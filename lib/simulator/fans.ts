@@ -74,6 +74,12 @@ export interface Sale {
   shopFor(i: number, token: string | null): Promise<void>;
   /** Stops the sale: every fan's pause ends now, and no fan starts anything new. */
   stop(): void;
+  /**
+   * The show sold out: fans waiting for their turn stop waiting (their page says sold out) and
+   * send no more retries, but a fan whose first join has not been answered keeps asking until
+   * the door answers (or {@link Sale.stop}): the door owes every fan who clicked an answer.
+   */
+  soldOut(): void;
   readonly counters: SaleCounters;
   /** Fans waiting for their turn on the poll wheel now. */
   readonly waiting: number;
@@ -93,6 +99,7 @@ export function createSale(setup: SaleSetup): Sale {
   const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
   const rand = (a: number, b: number) => a + Math.random() * (b - a);
   let stopped = false;
+  let soldOut = false;
   /** Fans whose first join has not been answered yet. */
   let joining = 0;
   const counters = newCounters();
@@ -402,12 +409,12 @@ export function createSale(setup: SaleSetup): Sale {
     } finally {
       joining--;
     }
-    if (!s) return;
+    if (!s || soldOut) return;
     // The seed's burst: fans click again and reload. Each retry carries what the first answer set
     // (the queue ticket), must name the same place, and costs the door no Redis write.
-    for (let k = 0; k < retries && !stopped; k++) {
+    for (let k = 0; k < retries && !stopped && !soldOut; k++) {
       await pause(rand(500, 3_000));
-      if (stopped) return;
+      if (stopped || soldOut) return;
       const r = await client.request<QueueStatus>(`/api/events/${eventId}/queue`, { method: "POST", ...cookiesOf(i), instance: i, endpoint: "queue join (retry)", headers: { "x-forwarded-for": ipOf(i) } });
       if (r.status !== 200) continue;
       counters.joinRetries++;
@@ -419,13 +426,13 @@ export function createSale(setup: SaleSetup): Sale {
     // on-sale: its draw against servingDraw, lib/waiting-room/draw.ts), and asks for its own
     // place when the turn is near — on the shop's connections, not behind the door's backlog of joins.
     const edge = i % setup.edges;
-    while (!stopped && s.state !== "admitted") {
+    while (!stopped && !soldOut && s.state !== "admitted") {
       if (s.state === "expired" || s.state === "none") return;
       if (!(await wheel.untilTurnNear(s, edge, { notBefore: s.state === "pre" ? onSaleAt : undefined }))) return;
       const now = await me(i);
       if (now) s = compact(now);
     }
-    if (stopped) return;
+    if (stopped || soldOut) return;
     counters.admitted++;
     const token = s.admissionToken ?? jars.get(i).get(admissionCookieName(eventId)) ?? null;
     if (setup.onAdmitted) setup.onAdmitted(i, token);
@@ -438,6 +445,10 @@ export function createSale(setup: SaleSetup): Sale {
     stop: () => {
       stopped = true;
       stopResolve();
+    },
+    soldOut: () => {
+      soldOut = true;
+      wheel.stop();
     },
     counters,
     get waiting() {

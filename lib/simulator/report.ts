@@ -162,28 +162,22 @@ export interface TimelinePoint {
   serving: number;
   sold: number;
   held: number;
+  /** Fans shopping (active admission slots), and the cap in force: the organizer's, or the pacer's when lower. */
+  active?: number;
+  cap?: number;
 }
 
-/**
- * An HTML page with an inline SVG chart over time: fans joined (queue positions handed out),
- * fans still waiting (joined − admitted), admitted (serving counter), seats held and sold.
- */
-export function chartHtml(title: string, points: TimelinePoint[], capacity: number): string {
+type Series = [(p: TimelinePoint) => number, string, string];
+
+/** One SVG panel of lines over time (s since the on-sale), `yMax` at the top; an optional dotted reference line. */
+function panel(points: TimelinePoint[], series: Series[], yMax: number, reference?: { value: number; color: string }): string {
   const W = 1000;
   const H = 420;
   const pad = { l: 70, r: 20, t: 40, b: 50 };
   const tMin = Math.min(0, ...points.map((p) => p.t));
   const tMax = Math.max(1, ...points.map((p) => p.t));
-  const yMax = Math.max(capacity, ...points.map((p) => Math.max(p.queueLength, p.serving, p.sold)), 1);
   const x = (t: number) => pad.l + ((t - tMin) / (tMax - tMin)) * (W - pad.l - pad.r);
   const y = (v: number) => H - pad.b - (v / yMax) * (H - pad.t - pad.b);
-  const series: [(p: TimelinePoint) => number, string, string][] = [
-    [(p) => p.queueLength, "#2563eb", "joined (positions)"],
-    [(p) => Math.max(0, p.queueLength - p.serving), "#64748b", "waiting"],
-    [(p) => p.serving, "#7c3aed", "admitted (serving counter)"],
-    [(p) => p.held, "#ca8a04", "seats held"],
-    [(p) => p.sold, "#16a34a", "seats sold"],
-  ];
   const lines = series
     .map(([v, color]) => `<polyline fill="none" stroke="${color}" stroke-width="2" points="${points.map((p) => `${x(p.t).toFixed(1)},${y(v(p)).toFixed(1)}`).join(" ")}"/>`)
     .join("\n");
@@ -204,18 +198,55 @@ export function chartHtml(title: string, points: TimelinePoint[], capacity: numb
     })
     .join("");
   const onSale = tMin < 0 ? `<line x1="${x(0)}" x2="${x(0)}" y1="${pad.t}" y2="${H - pad.b}" stroke="#dc2626" stroke-dasharray="4 3"/><text x="${x(0) + 4}" y="${pad.t + 12}" font-size="11" fill="#dc2626">on-sale</text>` : "";
-  const capLine = `<line x1="${pad.l}" x2="${W - pad.r}" y1="${y(capacity)}" y2="${y(capacity)}" stroke="#16a34a" stroke-dasharray="2 4"/>`;
-  const esc = (s: string) => s.replace(/[<>&]/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;" })[c]!);
-  return `<!doctype html><html lang="en"><meta charset="utf-8"><title>${esc(title)}</title>
-<body style="font-family:system-ui,sans-serif;margin:24px"><h1 style="font-size:18px">${esc(title)}</h1>
-<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(title)}">
+  const refLine = reference ? `<line x1="${pad.l}" x2="${W - pad.r}" y1="${y(reference.value)}" y2="${y(reference.value)}" stroke="${reference.color}" stroke-dasharray="2 4"/>` : "";
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}">
 ${ticksY.join("\n")}
 ${ticksX.join("\n")}
-${capLine}
+${refLine}
 ${onSale}
 ${lines}
 ${legend}
 <text x="${(W + pad.l) / 2}" y="${H - 10}" text-anchor="middle" font-size="12">seconds since the on-sale</text>
-</svg></body></html>
+</svg>`;
+}
+
+/**
+ * An HTML page with inline SVG charts over time: fans joined (queue positions handed out),
+ * fans still waiting (joined − admitted), admitted (serving counter), seats held and sold;
+ * and, when the timeline has them, the fans shopping against the cap in force (the admission
+ * pacer's, lib/waiting-room/pacing.ts, when it is below the organizer's).
+ */
+export function chartHtml(title: string, points: TimelinePoint[], capacity: number): string {
+  const yMax = Math.max(capacity, ...points.map((p) => Math.max(p.queueLength, p.serving, p.sold)), 1);
+  const sale = panel(
+    points,
+    [
+      [(p) => p.queueLength, "#2563eb", "joined (positions)"],
+      [(p) => Math.max(0, p.queueLength - p.serving), "#64748b", "waiting"],
+      [(p) => p.serving, "#7c3aed", "admitted (serving counter)"],
+      [(p) => p.held, "#ca8a04", "seats held"],
+      [(p) => p.sold, "#16a34a", "seats sold"],
+    ],
+    yMax,
+    { value: capacity, color: "#16a34a" },
+  );
+  const shopping = points.filter((p) => p.active !== undefined && p.cap !== undefined);
+  const shop =
+    shopping.length > 0
+      ? `<h2 style="font-size:15px">The shop: fans shopping at once and the cap in force</h2>\n${panel(
+          shopping,
+          [
+            [(p) => p.active!, "#7c3aed", "fans shopping (active)"],
+            [(p) => p.cap!, "#dc2626", "cap in force (organizer's, or the pacer's when lower)"],
+          ],
+          Math.max(1, ...shopping.map((p) => Math.max(p.active!, p.cap!))),
+        )}`
+      : "";
+  const esc = (s: string) => s.replace(/[<>&]/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;" })[c]!);
+  return `<!doctype html><html lang="en"><meta charset="utf-8"><title>${esc(title)}</title>
+<body style="font-family:system-ui,sans-serif;margin:24px"><h1 style="font-size:18px">${esc(title)}</h1>
+${sale}
+${shop}
+</body></html>
 `;
 }

@@ -1,6 +1,7 @@
 /**
  * The waiting room's Lua. Keys of one event (hash tag shared with its inventory):
- *   cfg    HASH  onSaleAt (ms), rate (fans/min), cap (active), paused (0/1), ttl (ms, admission window)
+ *   cfg    HASH  onSaleAt (ms), rate (fans/min), cap (active), paused (0/1), ttl (ms, admission window),
+ *                pacedCap (active; written only by the admission pacer, ./pacing.ts: absent = not paced)
  *   pre    ZSET  pre-queue: fanId scored by a random number fixed at join (rank = position after the on-sale)
  *   pos    HASH  fanId → position for fans who joined after the on-sale (or rejoined)
  *   st     HASH  serving (serving counter), last (ms, rate accounting), tail (joins after the on-sale)
@@ -9,16 +10,19 @@
  *   turns  HASH  position → holds made in this turn (a turn's slot is extended by at most a few holds)
  *
  * Admission is lazy: every script first advances the serving counter for the time that
- * passed — at most `rate` admissions in any trailing minute, never more than `cap`
- * active slots, never past the queue's end, nothing while paused. Work per call does not
+ * passed — at most `rate` admissions in any trailing minute, never more than `cap` (or
+ * `pacedCap`, when lower) active slots, never past the queue's end, nothing while paused. Work per call does not
  * depend on the queue's length (ZCARD, ZCOUNT, and one ZADD per fan admitted now).
  */
 const ADVANCE = `
 local cfg, pre, pos, st, slots, adm = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local now = tonumber(ARGV[1])
-local c = redis.call('HMGET', cfg, 'onSaleAt', 'rate', 'cap', 'paused', 'ttl')
+local c = redis.call('HMGET', cfg, 'onSaleAt', 'rate', 'cap', 'paused', 'ttl', 'pacedCap')
 if not c[1] then return {'NO_CONFIG'} end
 local onSaleAt, rate, cap, paused, ttl = tonumber(c[1]), tonumber(c[2]), tonumber(c[3]), c[4] == '1', tonumber(c[5])
+local pacedCap = tonumber(c[6] or '-1')
+local room = cap
+if pacedCap >= 0 and pacedCap < room then room = pacedCap end
 local s = redis.call('HMGET', st, 'serving', 'last', 'tail')
 local serving, last, tail = tonumber(s[1] or '0'), tonumber(s[2] or '0'), tonumber(s[3] or '0')
 local preSize = redis.call('ZCARD', pre)
@@ -33,7 +37,7 @@ if now >= onSaleAt then
     last = now
   else
     local allowance = math.floor((now - last) * rate / 60000)
-    local n = math.min(allowance, rate - redis.call('ZCARD', adm), cap - active, size - serving)
+    local n = math.min(allowance, rate - redis.call('ZCARD', adm), room - active, size - serving)
     if n < 0 then n = 0 end
     for p = serving + 1, serving + n do
       redis.call('ZADD', slots, now + ttl, p)
@@ -48,7 +52,8 @@ end
 `;
 
 /**
- * Public status. ARGV: now → {'OK', serving, size, active, rate, cap, paused, onSaleAt, preSize, servingDraw} | {'NO_CONFIG'}
+ * Public status. ARGV: now → {'OK', serving, size, active, rate, cap, paused, onSaleAt, preSize, servingDraw, pacedCap} | {'NO_CONFIG'}
+ * pacedCap: the pacer's cap ('-1' when the event is not paced).
  * servingDraw: pre-queue fans whose draw is ≤ it have had their turn ('-1' none yet; 2^48 all of them).
  * It lets a pre-queue fan learn that its turn came from the public, cacheable status alone,
  * so the on-sale does not make every pre-queue fan ask for its own place at once.
@@ -56,9 +61,9 @@ end
  */
 export const STATUS = `${ADVANCE}
 local servingDraw = '-1'
-if serving >= preSize and preSize > 0 then servingDraw = '281474976710656'
-elseif serving > 0 then servingDraw = redis.call('ZRANGE', pre, serving - 1, serving - 1, 'WITHSCORES')[2] end
-return {'OK', serving, size, active, rate, cap, paused and 1 or 0, onSaleAt, preSize, servingDraw}
+if preSize > 0 and serving >= preSize then servingDraw = '281474976710656'
+elseif preSize > 0 and serving > 0 then servingDraw = redis.call('ZRANGE', pre, serving - 1, serving - 1, 'WITHSCORES')[2] end
+return {'OK', serving, size, active, rate, cap, paused and 1 or 0, onSaleAt, preSize, servingDraw, pacedCap}
 `;
 
 /** Shared: the fan's position (0 = not in the queue) and, after the on-sale, their state. */

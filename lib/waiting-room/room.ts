@@ -26,7 +26,13 @@ export interface PublicQueueStatus {
   queueLength: number;
   active: number;
   ratePerMinute: number;
+  /** The organizer's cap on fans shopping at once. */
   activeCap: number;
+  /**
+   * The admission pacer's cap (./pacing.ts, never above `activeCap`): how many fans the shop
+   * serves at once with its hold latency on target; null when the event is not paced.
+   */
+  pacedCap: number | null;
   paused: boolean;
   onSaleAt: number;
   now: number;
@@ -138,13 +144,14 @@ export async function fanRoomStatus(store: RoomStore, eventId: string, fanId: st
 
 /** The public status: constant Redis work whatever the queue's length. */
 export async function publicRoomStatus(store: RoomStore, eventId: string, now = Date.now()): Promise<PublicQueueStatus> {
-  const [, serving, size, active, rate, cap, paused, onSaleAt, preSize, servingDraw] = await run(store, STATUS, eventId, [now]);
+  const [, serving, size, active, rate, cap, paused, onSaleAt, preSize, servingDraw, pacedCap] = await run(store, STATUS, eventId, [now]);
   return {
     servingCounter: Number(serving),
     queueLength: Number(size),
     active: Number(active),
     ratePerMinute: Number(rate),
     activeCap: Number(cap),
+    pacedCap: Number(pacedCap ?? -1) >= 0 ? Number(pacedCap) : null,
     paused: Number(paused) === 1,
     onSaleAt: Number(onSaleAt),
     now,

@@ -5,7 +5,8 @@
  * accepted, then lives every fan's life from its arrival (lib/simulator/arrivals.ts) to its
  * turn — join, the first seconds' retries, waiting on the poll wheel through the simulated
  * CDN, /queue/me near the turn — and hands each admitted fan to the parent, which shops.
- * On "stop" it stops its fans, checks the queue's fairness against Redis from the joins it
+ * On "sold-out" its waiting fans stop waiting while those still clicking get their first
+ * answer from the door; on "stop" it stops its fans, checks the queue's fairness against Redis from the joins it
  * saw, and sends its statistics. Exits with its parent.
  */
 import { loadProjectEnv } from "../load-env";
@@ -55,6 +56,8 @@ function progress() {
     waiting: sale!.waiting,
     arrivedNotLaunched,
     joining: sale!.joining,
+    yetToArrive,
+    soldOut,
   };
 }
 
@@ -105,15 +108,20 @@ function start(st: import("@/lib/simulator/crowd").CrowdStart): void {
         lives.push(sale!.fanLife(i, plan.at[i]!, plan.retries[i]!).catch((e: unknown) => client.countError(`fan crash:${e instanceof Error ? e.message : String(e)}`)));
       }
       await sleep(next < plan.byArrival.length ? Math.min(20, Math.max(1, plan.at[plan.byArrival[next]!]! - now)) : 0);
-      arrivedNotLaunched = next < plan.byArrival.length ? lowerBound(plan, Date.now()) - next : 0;
+      const arrived = next < plan.byArrival.length ? lowerBound(plan, Date.now()) : plan.byArrival.length;
+      arrivedNotLaunched = arrived - next;
+      yetToArrive = plan.byArrival.length - arrived;
     }
   })();
   progressTimer = setInterval(() => send({ type: "progress", progress: progress() }), 1_000);
 }
 
 let stopping = false;
+let soldOut = false;
 /** Fans who have arrived but whose join waits for the door's backlog to shorten (for the progress line). */
 let arrivedNotLaunched = 0;
+/** Fans whose arrival has not come yet. */
+let yetToArrive = 0;
 /** How many fans of `plan` have arrived by `t` (epoch ms): binary search over the arrival order. */
 function lowerBound(plan: { at: Float64Array; byArrival: Int32Array }, t: number): number {
   let lo = 0;
@@ -150,6 +158,10 @@ process.on("message", (m: Msg) => {
     if (m.type === "create") void create(m.setup).catch(fail);
     else if (m.type === "start") start(m.start);
     else if (m.type === "dependency-down") client.setDependencyDown(m.down);
+    else if (m.type === "sold-out") {
+      soldOut = true;
+      sale?.soldOut();
+    }
     else if (m.type === "stop") void stop().catch(fail);
   } catch (e) {
     fail(e);
