@@ -20,9 +20,10 @@ afterAll(async () => {
 const base = { organizerCap: 1_000, targetMs: 80, samples: 200 };
 
 describe("nextPacedCap", () => {
-  it("leaves an event unpaced until a window has enough holds, then starts from the fans shopping", () => {
-    expect(nextPacedCap({ ...base, pacedCap: null, active: 400, p99: 500, samples: PACING.minSamples - 1 })).toBeNull();
-    expect(nextPacedCap({ ...base, pacedCap: null, active: 400, p99: null, samples: 0 })).toBeNull();
+  it("starts pacing from the fans shopping, at least 100 (a slow start), then applies the rule when there are holds to judge", () => {
+    expect(nextPacedCap({ ...base, pacedCap: null, active: 0, p99: null, samples: 0 })).toBe(PACING.startCap);
+    expect(nextPacedCap({ ...base, pacedCap: null, active: 400, p99: 500, samples: PACING.minSamples - 1 })).toBe(400);
+    expect(nextPacedCap({ ...base, organizerCap: 40, pacedCap: null, active: 0, p99: null, samples: 0 })).toBe(40);
     // First window: from max(100, 400) = 400; slow holds → 400 × 0.75 = 300.
     expect(nextPacedCap({ ...base, pacedCap: null, active: 400, p99: 500 })).toBe(300);
     // First window with 30 fans shopping and fast holds: from 100, p99 under half the target → 125.
@@ -62,15 +63,15 @@ describe("a paced event", () => {
     // Unpaced: 300 joined within the organizer's cap of 500 and a rate of 100,000/min → all admitted.
     expect((await publicQueueStatus(db(), eventId, now + 1_000)).active).toBe(300);
 
-    // No holds yet: the event is left unpaced, its waiting room untouched.
-    expect(await paceEvent(db(), eventId, 80, now + 1_000)).toMatchObject({ from: null, to: null, samples: 0 });
-    expect((await publicQueueStatus(db(), eventId, now + 1_000)).pacedCap).toBeNull();
+    // The pacer's first look, no holds yet: paced from the 300 shopping.
+    expect(await paceEvent(db(), eventId, 80, now + 1_000)).toMatchObject({ from: null, to: 300, samples: 0 });
+    expect((await publicQueueStatus(db(), eventId, now + 1_000)).pacedCap).toBe(300);
 
-    // A window of slow holds (20 at 200 ms, in the window before `t`): pacing starts from 300, cut to 225.
+    // A window of slow holds (20 at 200 ms, in the window before `t`): cut to 225.
     const t = now + 2 * RECENT_WINDOW_MS;
     for (let k = 0; k < 20; k++) await recordHoldAttempt(eventId, 200, "held", t - RECENT_WINDOW_MS);
     const first = await paceEvent(db(), eventId, 80, t);
-    expect(first).toMatchObject({ from: null, to: 225, active: 300, p99: 200, samples: 20 });
+    expect(first).toMatchObject({ from: 300, to: 225, active: 300, p99: 200, samples: 20 });
     // 300 still shopping over a cap of 225: the next slow windows do not cut again.
     const t2 = t + RECENT_WINDOW_MS;
     for (let k = 0; k < 20; k++) await recordHoldAttempt(eventId, 200, "held", t2 - RECENT_WINDOW_MS);

@@ -26,11 +26,11 @@ export const PACING_INTERVAL_MS = 5_000;
 
 /** The pacer's constants: caps in fans, latency in ms. */
 export const PACING = {
-  /** The least a sale's pacing starts from (it starts from the fans shopping then, if more). */
+  /** The least a sale's pacing starts from, at the on-sale (or after Redis lost the field, from the fans shopping if more). */
   startCap: 100,
   /** Never below this: a slow shop still sells. */
   floorCap: 10,
-  /** Fewer holds than this in a window say nothing about latency (an unpaced event stays unpaced). */
+  /** Fewer holds than this in the windows say nothing about latency. */
   minSamples: 10,
   /** Multiplicative decrease when the p99 is over the target. */
   decrease: 0.75,
@@ -56,38 +56,42 @@ export interface PacingInput {
 }
 
 /**
- * The next paced cap (fans), by additive increase / multiplicative decrease, or null to
- * leave an unpaced event unpaced. The signal is the hold latency alone: the shop's slots count
- * fans who left and keep their slot until it ends, so how full the cap is says little.
- * - too few samples (fewer than {@link PACING}.minSamples holds): an unpaced event stays
- *   unpaced; a paced one grows by 25 % (a shop that sends almost no holds is not loaded by them);
- * - an event's first window with holds starts pacing from the fans shopping now (at least
- *   {@link PACING}.startCap), then the rule below applies;
+ * The next paced cap (fans), by additive increase / multiplicative decrease. The signal is the
+ * hold latency alone: the shop's slots count fans who left and keep their slot until it ends,
+ * so how full the cap is says little.
+ * - not paced yet (the on-sale just opened, or Redis lost the field) → from the fans shopping
+ *   now, at least {@link PACING}.startCap — a slow start, as TCP's — then, with holds to judge
+ *   by, the rule below;
+ * - too few samples (fewer than {@link PACING}.minSamples holds) → +25 % (a shop that sends
+ *   almost no holds is not loaded by them);
  * - p99 over the target → a quarter under the fans shopping now (or under the cap, if lower),
  *   but only once the last cut has taken effect (`active` at or under the cap: fans admitted
  *   before it are still shopping, and the latency they cause says nothing about the new cap);
  * - p99 under half the target → +25 %; under the target → +5 % (at least one fan).
  * Always within [floorCap, organizerCap] (floorCap only when the organizer's cap is above it).
  */
-export function nextPacedCap(input: PacingInput): number | null {
+export function nextPacedCap(input: PacingInput): number {
   const ceiling = Math.max(1, input.organizerCap);
   const floor = Math.min(PACING.floorCap, ceiling);
   const clamp = (n: number) => Math.min(ceiling, Math.max(floor, Math.round(n)));
   const grow = (cap: number, factor: number) => clamp(Math.max(cap + 1, cap * factor));
   const quiet = input.p99 === null || input.samples < PACING.minSamples;
-  if (quiet && input.pacedCap === null) return null;
-  const cap = clamp(input.pacedCap ?? Math.max(PACING.startCap, input.active));
+  if (input.pacedCap === null) {
+    const start = clamp(Math.max(PACING.startCap, input.active));
+    return quiet ? start : nextPacedCap({ ...input, pacedCap: start });
+  }
+  const cap = clamp(input.pacedCap);
   if (quiet) return grow(cap, PACING.fastIncrease);
   if (input.p99! > input.targetMs) return input.active <= cap ? clamp(Math.min(cap, input.active) * PACING.decrease) : cap;
   if (input.p99! <= input.targetMs / 2) return grow(cap, PACING.fastIncrease);
   return grow(cap, 1 + PACING.slowIncrease);
 }
 
-/** One pacing step's record, for the worker's log and the tests (`active` is 0 when the step did not look). */
+/** One pacing step's record, for the worker's log and the tests (`active` 0: the step did not need to look). */
 export interface PacingStep {
   eventId: string;
   from: number | null;
-  to: number | null;
+  to: number;
   active: number;
   p99: number | null;
   samples: number;
@@ -100,16 +104,20 @@ export interface PacingStep {
  * @param targetMs the hold latency p99 to keep under (ms).
  */
 export async function paceEvent(db: Db, eventId: string, targetMs: number, now = Date.now()): Promise<PacingStep> {
-  const [latencies, paced] = await Promise.all([recentHoldLatencies(eventId, now, 2), redis().hget<number | string>(queueKeys(eventId)[0]!, "pacedCap")]);
+  const cfg = queueKeys(eventId)[0]!;
+  const [latencies, stored] = await Promise.all([recentHoldLatencies(eventId, now, 2), redis().hget<number | string>(cfg, "pacedCap")]);
   const sorted = latencies.sort((a, b) => a - b);
   const p99 = quantile(sorted, 0.99);
-  // Nothing to pace (no holds, not paced): two reads, and the waiting room is left as it is.
-  if (sorted.length < PACING.minSamples && (paced === null || paced === undefined)) return { eventId, from: null, to: null, active: 0, p99, samples: sorted.length };
-  const status = await publicQueueStatus(db, eventId, now);
-  const to = nextPacedCap({ pacedCap: status.pacedCap, organizerCap: status.activeCap, active: status.active, p99, samples: sorted.length, targetMs });
+  const paced = stored === null || stored === undefined ? null : Number(stored);
+  const quiet = sorted.length < PACING.minSamples;
+  // A paced event without holds to judge only grows: no need to read the waiting room.
+  const status = quiet && paced !== null ? null : await publicQueueStatus(db, eventId, now);
+  const organizerCap = status?.activeCap ?? Number(await redis().hget<number | string>(cfg, "cap"));
+  const active = status?.active ?? 0;
+  const to = nextPacedCap({ pacedCap: paced, organizerCap, active, p99, samples: sorted.length, targetMs });
   // Only while the waiting room exists (HSET on a lost hash would make a config without onSaleAt).
-  if (to !== null && to !== status.pacedCap && (await redis().exists(queueKeys(eventId)[0]!))) await redis().hset(queueKeys(eventId)[0]!, { pacedCap: to });
-  return { eventId, from: status.pacedCap, to, active: status.active, p99, samples: sorted.length };
+  if (to !== paced && (await redis().exists(cfg))) await redis().hset(cfg, { pacedCap: to });
+  return { eventId, from: paced, to, active, p99, samples: sorted.length };
 }
 
 /** Stops pacing an event: the organizer's cap applies alone again. */
