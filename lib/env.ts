@@ -52,9 +52,11 @@ const schema = z
     REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000),
     /**
      * The admission pacer's target (lib/waiting-room/pacing.ts): the hold latency p99 (ms, from
-     * the request's arrival) it keeps the shop under by lowering the active cap; 0 turns pacing off.
+     * the request's arrival) it keeps the shop under by lowering the active cap; 0 (the default) = off.
+     * On a shop tier of its own, 250 is a sensible start; sharing cores with the door it throttles the shop
+     * without helping (docs/adr/0015).
      */
-    ADMISSION_PACING_HOLD_P99_MS: z.coerce.number().int().min(0).max(60_000).default(250),
+    ADMISSION_PACING_HOLD_P99_MS: z.coerce.number().int().min(0).max(60_000).default(0),
     /** Longest wait for one Redis reply, in ms: past it a request answers 503 (lib/redis-tcp.ts). */
     REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
     REDIS_URL: z

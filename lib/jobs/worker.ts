@@ -4,7 +4,7 @@
  * payments — and reconciliation every minute, so everything converges with no Inngest
  * server (or an unreachable one). Where Inngest is configured it also relays the outbox.
  * Beside the passes, on its own {@link PACING_INTERVAL_MS} beat (a slow pass must not delay
- * it), it paces admission to what the shop carries (lib/waiting-room/pacing.ts).
+ * it), it paces admission to what the shop carries (lib/waiting-room/pacing.ts), when pacing is on.
  * Each pass calls idempotent lib/ functions, so overlapping with webhooks, browser
  * returns or a second worker is harmless; still, only the holder of the `local-worker`
  * lease (lib/jobs/lease.ts) runs passes, and a second worker says it is standing by.
@@ -116,6 +116,8 @@ export function startLocalWorker(db: Db, opts: WorkerOptions = {}): () => Promis
   let lastPacingWarning = 0;
   const pacer = setInterval(() => {
     if (stopped || !lease.held()) return;
+    // Pacing off: one step clears any paced cap an earlier run left, and the beat stops.
+    if (pacingTargetMs <= 0) clearInterval(pacer);
     pacing = pacing.then(async () => {
       try {
         for (const step of await paceOnSales(db, pacingTargetMs)) {
