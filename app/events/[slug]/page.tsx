@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
+import { cache } from "react";
 import { BuyPanel } from "@/components/buy-panel";
 import { PriceLevelTable } from "@/components/price-level-table";
 import { db } from "@/lib/db";
@@ -13,13 +14,16 @@ export function generateStaticParams(): { slug: string }[] {
   return [];
 }
 
+/** The show, read once per render: the metadata and the page share it (React's request cache). */
+const showBySlug = cache((slug: string) => getPublishedEventBySlug(db(), slug));
+
 export async function generateMetadata({ params }: PageProps<"/events/[slug]">): Promise<Metadata> {
-  const show = await getPublishedEventBySlug(db(), (await params).slug);
+  const show = await showBySlug((await params).slug);
   return { title: show?.event.name ?? "Show not found" };
 }
 
 export default async function EventPage({ params }: PageProps<"/events/[slug]">) {
-  const show = await getPublishedEventBySlug(db(), (await params).slug);
+  const show = await showBySlug((await params).slug);
   if (!show) notFound();
   const { event, venue, levels } = show;
   const total = levels.reduce((n, l) => n + l.total, 0);
