@@ -8,6 +8,7 @@ import { useState } from "react";
 import { SalesChart } from "@/components/sales-chart";
 import type { LiveStats } from "@/lib/dashboard/live";
 import { formatCount, formatMoney } from "@/lib/format";
+import { capInForce } from "@/lib/waiting-room/cap";
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
@@ -63,8 +64,8 @@ export function LiveView({ eventId, name }: { eventId: string; name: string }) {
         <Tile label="Queue length" value={formatCount(q.queueLength)} testId="live-queue" />
         <Tile label="Admitted (serving counter)" value={formatCount(q.servingCounter)} />
         <Tile
-          label={q.pacedCap !== null && q.pacedCap < q.activeCap ? "Active / cap (paced to the shop)" : "Active / cap"}
-          value={`${formatCount(q.active)} / ${formatCount(q.pacedCap !== null && q.pacedCap < q.activeCap ? q.pacedCap : q.activeCap)}`}
+          label={capInForce(q).paced ? "Active / cap (paced to the shop)" : "Active / cap"}
+          value={`${formatCount(q.active)} / ${formatCount(capInForce(q).cap)}`}
           testId="live-cap"
         />
         <Tile label="Admission rate" value={`${formatCount(q.ratePerMinute)}/min${q.paused ? " · paused" : ""}`} warn={q.paused} />

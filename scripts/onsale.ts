@@ -154,6 +154,7 @@ const { createSale } = await import("@/lib/simulator/fans");
 const { createSimulatedShow } = await import("@/lib/simulator/show");
 const R = await import("@/lib/simulator/report");
 const { deleteKeys } = await import("@/lib/redis-keys");
+const { capInForce } = await import("@/lib/waiting-room/cap");
 const { dropDatabase } = await import("@/lib/migrations");
 const { prepareOwnServer, stopChildren } = await import("./lib/onsale-server");
 
@@ -259,8 +260,7 @@ let shopClosed = false;
 /** Fans the door has not answered yet: arrived and not sent, sent and not answered, not arrived yet. */
 const owedAnswers = () => (crowdProgress ? crowdProgress.arrivedNotLaunched + crowdProgress.joining + crowdProgress.yetToArrive : 0);
 let lastPublic = { servingCounter: 0, queueLength: 0, active: 0, activeCap: cfg.cap, pacedCap: null as number | null };
-/** The cap admission applies now: the organizer's, or the pacer's when lower (lib/waiting-room/pacing.ts). */
-const capInForce = () => Math.min(lastPublic.activeCap, lastPublic.pacedCap ?? Infinity);
+
 let sold = 0;
 let heldNow = 0;
 let soldOutAt: number | null = null;
@@ -309,7 +309,8 @@ while (!stopped) {
   sold = rows.find((r) => r.status === "sold")?.n ?? 0;
   heldNow = rows.find((r) => r.status === "held")?.n ?? 0;
   const t = Math.round((Date.now() - onSaleAt) / 100) / 10;
-  timeline.push({ t, queueLength: lastPublic.queueLength, serving: lastPublic.servingCounter, sold, held: heldNow, active: lastPublic.active, cap: capInForce() });
+  const inForce = capInForce(lastPublic);
+  timeline.push({ t, queueLength: lastPublic.queueLength, serving: lastPublic.servingCounter, sold, held: heldNow, active: lastPublic.active, cap: inForce.cap });
   if (sold >= capacity && soldOutAt === null) soldOutAt = Date.now();
   if (tick % 5 === 0) {
     const now = Date.now();
@@ -320,7 +321,7 @@ while (!stopped) {
     const errs = [...client.errors.values()].reduce((a, b) => a + b, 0) + (crowdProgress?.errors ?? 0);
     const c = counters();
     log(
-      `${t < 0 ? "pre-queue" : "on sale"} t=${t}s queue ${lastPublic.queueLength} serving ${lastPublic.servingCounter} active ${lastPublic.active}/${capInForce()}${lastPublic.pacedCap !== null && lastPublic.pacedCap < lastPublic.activeCap ? " (paced)" : ""} | joined ${c.joined} (${crowdProgress?.arrivedNotLaunched ?? 0} still clicking) waiting ${crowdProgress?.waiting ?? 0} admitted ${c.admitted} holds ${c.held} (refused ${c.holdRefused}) paid ${c.approved} | seats held ${heldNow} sold ${sold}/${capacity} | ${rps} req/s, CDN hits ${client.cdnHits + (crowdProgress?.cdnHits ?? 0)}, errors ${errs}`,
+      `${t < 0 ? "pre-queue" : "on sale"} t=${t}s queue ${lastPublic.queueLength} serving ${lastPublic.servingCounter} active ${lastPublic.active}/${inForce.cap}${inForce.paced ? " (paced)" : ""} | joined ${c.joined} (${crowdProgress?.arrivedNotLaunched ?? 0} still clicking) waiting ${crowdProgress?.waiting ?? 0} admitted ${c.admitted} holds ${c.held} (refused ${c.holdRefused}) paid ${c.approved} | seats held ${heldNow} sold ${sold}/${capacity} | ${rps} req/s, CDN hits ${client.cdnHits + (crowdProgress?.cdnHits ?? 0)}, errors ${errs}`,
     );
   }
   // (A sale that sells out during an outage still waits for the outage to end and be judged.)
@@ -418,7 +419,7 @@ const dashboardHolds = await holdStats(eventId, Math.ceil((Date.now() - onSaleAt
 const holdLatency = {
   dashboard: { p50: dashboardHolds.p50, p99: dashboardHolds.p99, attempts: dashboardHolds.attempts },
   server: endpointStats.hold?.server ?? null,
-  /** The hold path alone inside the hold request (Server-Timing `hold`): what the dashboard measures; the request also starts the checkout with `?pay=1`. */
+  /** The hold request from its arrival until the seats were held (Server-Timing `hold`): what the dashboard measures; the whole request also starts the checkout with `?pay=1`. */
   serverHoldPath: endpointStats.hold?.serverParts.hold ?? null,
   fan: endpointStats.hold ? { p50: endpointStats.hold.p50, p95: endpointStats.hold.p95, p99: endpointStats.hold.p99 } : null,
 };

@@ -9,6 +9,7 @@ import { closeDb, db } from "@/lib/db";
 import { recordHoldAttempt, RECENT_WINDOW_MS } from "@/lib/metrics/holds";
 import { closeRedis } from "@/lib/redis";
 import { makeFans, makeStudioShow } from "@/lib/testing/fixtures";
+import { capInForce } from "@/lib/waiting-room/cap";
 import { nextPacedCap, paceEvent, PACING, unpaceEvent } from "@/lib/waiting-room/pacing";
 import { freeSlot, joinQueue, publicQueueStatus } from "@/lib/waiting-room/queue";
 
@@ -51,6 +52,14 @@ describe("nextPacedCap", () => {
   it("with too few holds: grows a paced cap by 25 % (a full shop that holds nothing would stall the sale)", () => {
     expect(nextPacedCap({ ...base, pacedCap: 200, active: 200, p99: 900, samples: 3 })).toBe(250);
     expect(nextPacedCap({ ...base, pacedCap: 200, active: 230, p99: null, samples: 0 })).toBe(250);
+  });
+});
+
+describe("capInForce", () => {
+  it("is the pacer's cap when it is lower than the organizer's, else the organizer's", () => {
+    expect(capInForce({ activeCap: 500, pacedCap: 225 })).toEqual({ cap: 225, paced: true });
+    expect(capInForce({ activeCap: 500, pacedCap: null })).toEqual({ cap: 500, paced: false });
+    expect(capInForce({ activeCap: 500, pacedCap: 500 })).toEqual({ cap: 500, paced: false });
   });
 });
 
