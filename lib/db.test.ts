@@ -1,13 +1,36 @@
 /**
+ * The pool's stand-ins (lib/db.ts): a reference to `db()` or `sql()` kept for the life of a
+ * process (the local worker keeps one) still works after a query past its deadline has had
+ * its pool replaced — the sweeps once stopped for good after a Postgres cut that way.
+ *
  * Pipelines keep their order only when every query starts when Promise.all calls `then`
  * (lib/db.ts `lazyQuery`): shown against the real Postgres with a transaction-local setting
  * that the first statement sets and the second reads.
  */
 import { sql } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
-import { closeDb, db, lazyQuery } from "@/lib/db";
+import { closeDb, db, lazyQuery, sql as rawSql } from "@/lib/db";
+
+// Short deadlines for this file, so a pg_sleep can outlast one (lib/env.ts reads this on first use).
+process.env.DATABASE_QUERY_TIMEOUT_MS = "500";
 
 afterAll(closeDb);
+
+describe("a kept reference across a pool replacement", () => {
+  it("db() and sql() kept before a timed-out query keep working on the new pool", async () => {
+    const keptDb = db();
+    const keptSql = rawSql();
+    const backend = async () => ((await keptDb.execute(sql`select pg_backend_pid() as pid`)) as unknown as { pid: number }[])[0]!.pid;
+    const before = await backend();
+    await expect(keptSql`select pg_sleep(1)`).rejects.toMatchObject({ code: "QUERY_TIMEOUT" });
+    // Another caller in the process (a request) asks for the database: the stuck pool is replaced.
+    expect(db()).toBe(keptDb);
+    const after = await backend();
+    expect(after).not.toBe(before);
+    expect(((await keptSql`select 41 + 1 as n`) as unknown as { n: number }[])[0]!.n).toBe(42);
+    expect(await keptDb.transaction(async (tx) => ((await tx.execute(sql`select 'in a transaction' as v`)) as unknown as { v: string }[])[0]!.v)).toBe("in a transaction");
+  });
+});
 
 const setFirst = sql`select set_config('stararena.pipeline_test', 'set', true)`;
 const readSecond = sql`select coalesce(current_setting('stararena.pipeline_test', true), '') as v`;

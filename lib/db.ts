@@ -10,7 +10,9 @@
  * while idle: the next query on it never settles). A query past its deadline — 1.5 s while
  * Postgres is known to be in trouble (lib/dependency-state.ts), DATABASE_QUERY_TIMEOUT_MS
  * otherwise — fails with `QUERY_TIMEOUT` (→ 503, lib/errors.ts), and the pool it ran on is
- * replaced on the next use, so a stuck connection never keeps a pool slot.
+ * replaced on the next use, so a stuck connection never keeps a pool slot. {@link db} and
+ * {@link sql} hand out stand-ins that always use the pool of the moment, so a process that keeps
+ * one (the worker, its lease) is not left holding an ended pool.
  */
 import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
 import postgres, { type Sql } from "postgres";
@@ -21,7 +23,10 @@ import { noteTiming } from "@/lib/request-scope";
 
 export type Db = PostgresJsDatabase<typeof schema>;
 
-type Cache = { sql: Sql; db: Db; url: string; stuck: boolean };
+/** One postgres.js pool, its bounded client and its drizzle wrapper. */
+type Pool = { raw: Sql; sql: Sql; db: Db };
+/** The process's database state: the pool in use, and the stand-ins {@link db} and {@link sql} hand out. */
+type Cache = { url: string; stuck: boolean; pool: Pool; sql: Sql; db: Db };
 const globalForDb = globalThis as unknown as { __stararenaDb?: Cache; __stararenaProbe?: { sql: Sql; url: string } };
 
 /** A query's deadline while Postgres is known to be in trouble (ms). */
@@ -42,7 +47,7 @@ type Thenable = PromiseLike<unknown> & Record<string | symbol, unknown>;
  * `query` (a postgres.js PendingQuery, which runs when awaited) with a deadline: awaiting it
  * races the query against a timer; its chained forms (`.values()`, `.raw()`…) are bounded too.
  */
-function boundQuery<Q extends Thenable>(query: Q, cache: Cache): Q {
+function boundQuery<Q extends Thenable>(query: Q, cache: { stuck: boolean }): Q {
   return new Proxy(query, {
     get(target, prop, receiver) {
       if (prop === "then") {
@@ -80,7 +85,7 @@ function boundQuery<Q extends Thenable>(query: Q, cache: Cache): Q {
  * transaction; `begin` itself is bounded while it waits for a connection (a transaction whose
  * body had not started when the deadline passed never starts).
  */
-function bounded(client: Sql, cache: Cache): Sql {
+function bounded(client: Sql, cache: { stuck: boolean }): Sql {
   return new Proxy(client, {
     apply(target, self, args) {
       const out = Reflect.apply(target, self, args) as Thenable;
@@ -123,13 +128,9 @@ function bounded(client: Sql, cache: Cache): Sql {
   });
 }
 
-function connect(): Cache {
-  const { DATABASE_URL, DATABASE_POOL_MAX, DATABASE_CONNECT_TIMEOUT_SECONDS } = env();
-  const cached = globalForDb.__stararenaDb;
-  if (cached && cached.url === DATABASE_URL && !cached.stuck) return cached;
-  // A pool with a stuck connection is replaced; its queries in flight get 5 s to finish.
-  if (cached?.stuck) void cached.sql.end({ timeout: 5 }).catch(() => {});
-  const raw = postgres(DATABASE_URL, {
+function open(state: Cache): Pool {
+  const { DATABASE_POOL_MAX, DATABASE_CONNECT_TIMEOUT_SECONDS } = env();
+  const raw = postgres(state.url, {
     max: DATABASE_POOL_MAX,
     idle_timeout: 30,
     // A dead Postgres fails a request within this bound (→ 503 postgres_unavailable, lib/errors.ts);
@@ -141,19 +142,60 @@ function connect(): Cache {
     backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
     onnotice: () => {},
   });
-  const created = { url: DATABASE_URL, stuck: false } as Cache;
-  created.sql = bounded(raw, created);
-  created.db = drizzle(created.sql, { schema });
-  globalForDb.__stararenaDb = created;
-  return created;
+  const sql = bounded(raw, state);
+  return { raw, sql, db: drizzle(sql, { schema }) };
 }
 
-/** The drizzle database (lazily connected). */
+/** The pool to use now: a pool with a stuck connection is replaced first (its queries in flight get 5 s to finish). */
+function current(state: Cache): Pool {
+  if (state.stuck) {
+    state.stuck = false;
+    const old = state.pool;
+    state.pool = open(state);
+    void old.raw.end({ timeout: 5 }).catch(() => {});
+  }
+  return state.pool;
+}
+
+/**
+ * A stand-in for `target` whose every use goes to `pick()`'s object of the moment, so a
+ * reference kept for the life of a process (the worker's, a lease's) follows the pool
+ * replacements instead of holding an ended pool. `target` supplies the callable shape and the
+ * prototype (drizzle's `is()` checks).
+ */
+function following<T extends object>(target: T, pick: () => T): T {
+  return new Proxy(target, {
+    apply: (_t, self, args) => Reflect.apply(pick() as (...a: unknown[]) => unknown, self, args),
+    get: (_t, prop) => {
+      const now = pick();
+      const value = Reflect.get(now, prop, now);
+      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(now) : value;
+    },
+  });
+}
+
+function connect(): Cache {
+  const { DATABASE_URL } = env();
+  const cached = globalForDb.__stararenaDb;
+  if (cached && cached.url === DATABASE_URL) return cached;
+  if (cached) void cached.pool.raw.end({ timeout: 5 }).catch(() => {});
+  const state = { url: DATABASE_URL, stuck: false } as Cache;
+  state.pool = open(state);
+  state.sql = following(state.pool.sql, () => current(state).sql);
+  state.db = following(state.pool.db, () => current(state).db);
+  globalForDb.__stararenaDb = state;
+  return state;
+}
+
+/**
+ * The drizzle database (lazily connected). The same object for the life of the process: kept
+ * references stay valid when a stuck pool is replaced underneath.
+ */
 export function db(): Db {
   return connect().db;
 }
 
-/** The raw postgres.js client, for hand-written SQL. */
+/** The raw postgres.js client, for hand-written SQL (every query bounded; follows pool replacements like {@link db}). */
 export function sql(): Sql {
   return connect().sql;
 }
@@ -201,7 +243,7 @@ export async function closeDb(): Promise<void> {
   const probe = globalForDb.__stararenaProbe;
   globalForDb.__stararenaDb = undefined;
   globalForDb.__stararenaProbe = undefined;
-  await Promise.all([cached?.sql.end({ timeout: 5 }), probe?.sql.end({ timeout: 1 })]);
+  await Promise.all([cached?.pool.raw.end({ timeout: 5 }), probe?.sql.end({ timeout: 1 })]);
 }
 
 /** The constraint name of a unique violation (SQLSTATE 23505) anywhere in an error's cause chain, else undefined. */

@@ -1,8 +1,10 @@
 import { eq } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/postgres-js";
+import postgres from "postgres";
 import { afterAll, describe, expect, it } from "vitest";
 import { events } from "@/db/schema";
-import { closeDb, db } from "@/lib/db";
-import { forgetPublishedSlugs, isPublishedSlug, SLUG_MISS_REFRESH_MS } from "@/lib/events/slugs";
+import { closeDb, db, type Db } from "@/lib/db";
+import { forgetPublishedSlugs, isPublishedSlug, SLUG_MISS_REFRESH_MS, SLUG_SET_TTL_MS } from "@/lib/events/slugs";
 import { makeStudioShow } from "@/lib/testing/fixtures";
 
 afterAll(() => closeDb());
@@ -31,5 +33,27 @@ describe("isPublishedSlug (the ISR allow-list)", () => {
     expect(await isPublishedSlug(db(), slug, t0 + 10)).toBe(false);
     // …past it, one re-read finds the new show.
     expect(await isPublishedSlug(db(), slug, t0 + SLUG_MISS_REFRESH_MS * 2)).toBe(true);
+  });
+
+  it("a known slug in a stale set is answered at once, even with the database unreachable; the re-read runs behind", async () => {
+    const show = await makeStudioShow(db());
+    const slug = (await db().query.events.findFirst({ where: eq(events.id, show.eventId) }))!.slug;
+    forgetPublishedSlugs();
+    const t0 = Date.now();
+    expect(await isPublishedSlug(db(), slug, t0)).toBe(true);
+    // A client to a port nothing listens on: every query fails after its connect timeout.
+    const client = postgres("postgres://postgres@127.0.0.1:1/none", { connect_timeout: 2, max: 1, onnotice: () => {} });
+    try {
+      const started = performance.now();
+      expect(await isPublishedSlug(drizzle(client) as unknown as Db, slug, t0 + SLUG_SET_TTL_MS + 1)).toBe(true);
+      expect(performance.now() - started).toBeLessThan(50);
+    } finally {
+      await client.end({ timeout: 0 });
+    }
+    // Unpublished: the stale answer stands until a re-read behind it has run, then the slug is refused.
+    await db().update(events).set({ status: "draft" }).where(eq(events.id, show.eventId));
+    const later = Date.now() + SLUG_SET_TTL_MS + 1;
+    expect(await isPublishedSlug(db(), slug, later)).toBe(true);
+    await expect.poll(() => isPublishedSlug(db(), slug, Date.now())).toBe(false);
   });
 });

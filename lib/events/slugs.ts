@@ -8,7 +8,10 @@
  * The set of published slugs is read in one query and kept for {@link SLUG_SET_TTL_MS}; a
  * slug missing from a set older than {@link SLUG_MISS_REFRESH_MS} triggers one re-read, so a
  * show published a moment ago is found within a second, and a flood of random slugs costs at
- * most one query per second per process.
+ * most one query per second per process. A slug the set holds is answered at once even when
+ * the set is older than its TTL (the re-read then runs in the background): a known show's page
+ * never waits on Postgres, so it keeps serving from the cache while the pool is busy or down
+ * (the outage simulation saw the event page pass its 2-s bound waiting for this query).
  */
 import { eq } from "drizzle-orm";
 import { events } from "@/db/schema";
@@ -56,7 +59,16 @@ export async function isPublishedSlug(db: Db, slug: string, now = Date.now()): P
   const c = cache();
   try {
     let set = c.set;
-    if (!set || now - set.at > SLUG_SET_TTL_MS) set = await load(db);
+    if (!set) set = await load(db);
+    else if (now - set.at > SLUG_SET_TTL_MS) {
+      if (set.slugs.has(slug)) {
+        // Stale but holding the slug: answer now, refresh behind (an unpublished show's page is
+        // refused from the next answer on, within the TTL plus one query).
+        load(db).catch(() => {});
+        return true;
+      }
+      set = await load(db);
+    }
     if (set.slugs.has(slug)) return true;
     if (now - set.at > SLUG_MISS_REFRESH_MS) set = await load(db);
     return set.slugs.has(slug);
