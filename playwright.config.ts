@@ -26,7 +26,11 @@ export default defineConfig({
       args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
     },
   },
-  projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"], viewport: { width: 1280, height: 1000 } } }],
+  projects: [
+    { name: "chromium", use: { ...devices["Desktop Chrome"], viewport: { width: 1280, height: 1000 } }, testIgnore: /mobile\.spec\.ts/ },
+    // A phone: 390×844 CSS px, touch, a mobile user agent (issue 16); Chromium's Pixel 7 with the size of most phones sold.
+    { name: "mobile", use: { ...devices["Pixel 7"], viewport: { width: 390, height: 844 } }, testMatch: /mobile\.spec\.ts/ },
+  ],
   webServer: {
     command: "npx tsx scripts/e2e-server.ts",
     url: `http://127.0.0.1:${port}/api/health`,

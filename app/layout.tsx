@@ -20,8 +20,8 @@ export default function RootLayout({ children }: { children: ReactNode }) {
       <body className="min-h-screen antialiased">
         <Providers>
           <header className="border-b border-white/10 bg-black/30">
-            <nav className="mx-auto flex max-w-6xl items-center justify-between px-4 py-3">
-              <Link href="/" className="text-lg font-bold tracking-tight">
+            <nav className="mx-auto flex max-w-6xl items-center justify-between gap-3 px-4 py-3">
+              <Link href="/" className="shrink-0 text-lg font-bold tracking-tight">
                 ★ StarArena
               </Link>
               <UserMenu />

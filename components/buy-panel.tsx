@@ -106,9 +106,12 @@ export function BuyPanel(props: { eventId: string; slug: string; levels: Level[]
           {turn.state === "loading" && <p className="text-white/60">Checking your place…</p>}
           {turn.state === "signed-out" && (
             <>
-              <p>Sign in to queue for tickets.</p>
+              <p>Sign in or create an account to queue for tickets.</p>
               <a href={`/sign-in?next=${encodeURIComponent(queueUrl)}`} className="rounded bg-indigo-500 px-5 py-2 font-semibold">
                 Sign in
+              </a>
+              <a href={`/sign-up?next=${encodeURIComponent(queueUrl)}`} className="rounded bg-white/10 px-5 py-2 font-semibold hover:bg-white/20">
+                Create account
               </a>
             </>
           )}
@@ -173,7 +176,7 @@ export function BuyPanel(props: { eventId: string; slug: string; levels: Level[]
       )}
       {mode === "map" && (
         <div className="flex flex-wrap items-center gap-3 text-sm">
-          <span data-testid="picked-seats">{picked.length === 0 ? "Click free seats on the map to pick them." : picked.map((p) => p.label).join(", ")}</span>
+          <span data-testid="picked-seats">{picked.length === 0 ? "Pick free seats on the map or in the list." : picked.map((p) => p.label).join(", ")}</span>
           {picked.length > 0 && (
             <button
               disabled={pending || !open}

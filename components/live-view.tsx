@@ -10,7 +10,8 @@ import type { LiveStats } from "@/lib/dashboard/live";
 import { formatCount, formatMoney } from "@/lib/format";
 import { capInForce } from "@/lib/waiting-room/cap";
 
-const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+/** A share as a percentage; "—" when there is nothing to divide (no payments yet is not 0 % success). */
+const pct = (x: number | null) => (x === null ? "—" : `${(x * 100).toFixed(1)}%`);
 
 function Tile({ label, value, testId, warn }: { label: string; value: string; testId?: string; warn?: boolean }) {
   return (
@@ -61,7 +62,8 @@ export function LiveView({ eventId, name }: { eventId: string; name: string }) {
         <Tile label="Revenue" value={money} testId="live-revenue" />
         <Tile label="Live holds" value={formatCount(data.liveHolds)} testId="live-holds" />
         <Tile label="Seats held" value={formatCount(data.held)} />
-        <Tile label="Queue length" value={formatCount(q.queueLength)} testId="live-queue" />
+        <Tile label="Waiting now" value={formatCount(data.waiting)} testId="live-waiting" />
+        <Tile label="Joined the queue" value={formatCount(q.queueLength)} testId="live-queue" />
         <Tile label="Admitted (serving counter)" value={formatCount(q.servingCounter)} />
         <Tile
           label={capInForce(q).paced ? "Active / cap (paced to the shop)" : "Active / cap"}
@@ -69,9 +71,9 @@ export function LiveView({ eventId, name }: { eventId: string; name: string }) {
           testId="live-cap"
         />
         <Tile label="Admission rate" value={`${formatCount(q.ratePerMinute)}/min${q.paused ? " · paused" : ""}`} warn={q.paused} />
-        <Tile label="Hold-expiry rate" value={`${pct(data.holdExpiryRate)} (${data.holdsExpired}/${data.holdsStarted})`} />
+        <Tile label="Hold-expiry rate" value={data.holdExpiryRate === null ? "—" : `${pct(data.holdExpiryRate)} (${data.holdsExpired}/${data.holdsStarted})`} />
         <Tile label="Payment success" value={pct(data.paymentSuccessRate)} />
-        <Tile label="Payment declines" value={pct(data.paymentDeclineRate)} warn={data.paymentDeclineRate > 0.2} />
+        <Tile label="Payment declines" value={pct(data.paymentDeclineRate)} warn={(data.paymentDeclineRate ?? 0) > 0.2} />
         <Tile
           label="Hold p99 · error rate"
           value={`${data.holdPath.p99 === null ? "—" : `${data.holdPath.p99} ms`} · ${pct(data.holdPath.errorRate)}`}

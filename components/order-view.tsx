@@ -18,7 +18,7 @@ const STATUS_TEXT: Record<string, string> = {
   paid: "Payment received — issuing your tickets…",
   ticketed: "Your tickets are ready",
   expired: "Hold expired",
-  cancelled: "Cancelled",
+  cancelled: "Seats given back",
   refunded: "Refunded",
 };
 
@@ -33,9 +33,15 @@ function useCountdown(until: string): number {
   return left;
 }
 
+/**
+ * @param initial the order as the server read it for this render. Its `readAt` is part of the
+ *   query's key, so a new render's order replaces what the browser's query cache still holds
+ *   from an earlier visit (coming back from the PSP, the cache showed "waiting for payment"
+ *   with Pay enabled for ~2 s although the server had already seen the payment).
+ */
 export function OrderView({ initial }: { initial: FanOrderView }) {
   const { data: order = initial } = useQuery({
-    queryKey: ["order", initial.id],
+    queryKey: ["order", initial.id, initial.readAt],
     queryFn: async () => {
       const res = await fetch(`/api/orders/${initial.id}`);
       if (!res.ok) throw new Error(String(res.status));
@@ -47,7 +53,11 @@ export function OrderView({ initial }: { initial: FanOrderView }) {
   const left = useCountdown(order.holdExpiresAt);
   const [pending, startTransition] = useTransition();
   const [error, setError] = useState<string | null>(null);
+  // "Give the seats back" asks once more before it lets them go.
+  const [confirmGiveBack, setConfirmGiveBack] = useState(false);
   const holdOver = order.status === "pending_payment" && left === 0;
+  // The PSP has the payment in hand but has not said "captured" yet: paying again is not offered.
+  const confirming = order.status === "pending_payment" && order.payment?.status === "pending";
   const mm = Math.floor(left / 60_000);
   const ss = Math.floor((left % 60_000) / 1000).toString().padStart(2, "0");
 
@@ -62,7 +72,7 @@ export function OrderView({ initial }: { initial: FanOrderView }) {
       </header>
 
       <p className="text-xl font-semibold" data-testid="order-status">
-        {STATUS_TEXT[order.status] ?? order.status}
+        {confirming ? "Payment being confirmed by the payment provider…" : (STATUS_TEXT[order.status] ?? order.status)}
       </p>
 
       {order.status === "pending_payment" && (
@@ -84,7 +94,8 @@ export function OrderView({ initial }: { initial: FanOrderView }) {
               {error}
             </p>
           )}
-          <div className="flex gap-3">
+          <div className="flex flex-wrap gap-3">
+            {!confirming && (
             <button
               disabled={pending || holdOver}
               onClick={() => startTransition(async () => setError((await payAction(order.id))?.error ?? null))}
@@ -92,18 +103,32 @@ export function OrderView({ initial }: { initial: FanOrderView }) {
             >
               Pay {formatMoney(order.totalMinor, order.currency)}
             </button>
-            <button
-              disabled={pending}
-              onClick={() =>
-                startTransition(async () => {
-                  const r = await cancelAction(order.id);
-                  setError(r.ok ? null : r.error);
-                })
-              }
-              className="rounded bg-white/10 px-4 py-2 hover:bg-white/20"
-            >
-              Give the seats back
-            </button>
+            )}
+            {confirmGiveBack ? (
+              <span className="flex flex-wrap items-center gap-2" role="group" aria-label="Give the seats back?">
+                <span>Give these seats back? Someone else can buy them at once.</span>
+                <button
+                  disabled={pending}
+                  onClick={() =>
+                    startTransition(async () => {
+                      const r = await cancelAction(order.id);
+                      setError(r.ok ? null : r.error);
+                      setConfirmGiveBack(false);
+                    })
+                  }
+                  className="rounded bg-red-500/80 px-4 py-2 font-semibold hover:bg-red-500"
+                >
+                  Yes, give them back
+                </button>
+                <button disabled={pending} onClick={() => setConfirmGiveBack(false)} className="rounded bg-white/10 px-4 py-2 hover:bg-white/20">
+                  Keep them
+                </button>
+              </span>
+            ) : (
+              <button disabled={pending} onClick={() => setConfirmGiveBack(true)} className="rounded bg-white/10 px-4 py-2 hover:bg-white/20">
+                Give the seats back
+              </button>
+            )}
           </div>
         </div>
       )}
@@ -156,6 +181,11 @@ export function OrderView({ initial }: { initial: FanOrderView }) {
             All my tickets
           </Link>
         </section>
+      )}
+      {(order.status === "expired" || order.status === "cancelled" || holdOver) && (
+        <Link href={`/events/${order.event.slug}`} className="inline-block rounded bg-indigo-500 px-5 py-2 font-semibold" data-testid="pick-again">
+          Pick seats again
+        </Link>
       )}
       <Link href={`/events/${order.event.slug}`} className="block text-sm underline">
         Back to the show

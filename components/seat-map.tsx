@@ -1,19 +1,32 @@
 "use client";
 /**
- * The whole seat map on one canvas: every seat a small square coloured by price level,
- * greyed out when taken, with section outlines and the stage. 20,000 seats draw in a
- * few milliseconds; no per-seat DOM nodes. Geometry loads once; availability (a
- * bitset) refreshes every 2 s.
+ * The seat map: one canvas for every seat (20,000 draw in a few milliseconds; no per-seat DOM
+ * nodes), with pan and zoom by react-zoom-pan-pinch (pinch, wheel, drag, the +/− buttons).
+ * The library keeps the view; the canvas is redrawn for it, sharp at every zoom.
+ *
+ * Picking is section-first: seats are tappable only at a zoom where neighbours are at least
+ * 24 CSS px apart (lib/venues/seat-map-nav.ts); below it a tap zooms to the tapped section.
+ * From the keyboard the map is one stop: arrows move along a row and between rows, Page Up/Down
+ * between sections, Enter or Space picks, +/− zoom, 0 shows the whole venue; every move is
+ * announced (seat, level, price, free or taken). A list of a section's free seats is the
+ * fallback for screen readers and small phones. Picked seats are white circles (shape and
+ * colour), taken seats small dark squares. Geometry loads once; availability (a bitset)
+ * refreshes every 2 s.
  */
 import { useQuery } from "@tanstack/react-query";
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { TransformComponent, TransformWrapper, type ReactZoomPanPinchContentRef } from "react-zoom-pan-pinch";
 import type { Availability } from "@/lib/inventory/availability";
 import type { SeatMapData } from "@/lib/venues/seat-map";
+import { canPick, indexSeats, moveFrom, pickScale, sectionAt, seatNear, seatsBox, toPlan, viewOf, viewShowing, type MapView, type SeatMove } from "@/lib/venues/seat-map-nav";
 import { formatCount, formatMoney } from "@/lib/format";
 
 const TAKEN = "#3b4257";
 const NOT_ON_SALE = "#1f2433";
-const SEAT_SIZE = 3.2;
+const FOCUS = "#facc15";
+/** A tap moves less than this (CSS px) and lasts less than TAP_MS; anything else is a pan. */
+const TAP_SLOP_PX = 8;
+const TAP_MS = 600;
 
 async function getJson<T>(url: string): Promise<T> {
   const res = await fetch(url);
@@ -30,22 +43,6 @@ function decodeBits(b64: string): Uint8Array {
 
 const isFree = (bits: Uint8Array | null, i: number) => (bits ? ((bits[i >> 3] ?? 0) & (0x80 >> (i & 7))) !== 0 : true);
 
-/** Index of the seat nearest to plan point (px, py) within 3 plan units, or -1. */
-function nearestSeat(data: SeatMapData, px: number, py: number): number {
-  let best = -1;
-  let bestD = 9;
-  for (let i = 0; i < data.seats.x.length; i++) {
-    const dx = data.seats.x[i]! - px;
-    const dy = data.seats.y[i]! - py;
-    const d = dx * dx + dy * dy;
-    if (d < bestD) {
-      bestD = d;
-      best = i;
-    }
-  }
-  return best;
-}
-
 /** A seat as the map reports it to its parent. */
 export interface MapSeat {
   ordinal: number;
@@ -54,13 +51,24 @@ export interface MapSeat {
   free: boolean;
 }
 
+function seatOf(data: SeatMapData, bits: Uint8Array | null, i: number): MapSeat {
+  const level = data.levels[data.seats.level[i]!] ?? null;
+  return { ordinal: i, label: data.seats.label[i]!, level, free: level !== null && isFree(bits, i) };
+}
+
+/** What a screen reader hears for a seat. */
+function describe(seat: MapSeat, picked: boolean): string {
+  const state = !seat.level ? "not on sale" : seat.free || picked ? formatMoney(seat.level.priceMinor, seat.level.currency) : "taken";
+  return `${seat.label}, ${seat.level ? `${seat.level.name}, ` : ""}${state}${picked ? ", picked" : ""}`;
+}
+
+const KEY_MOVES: Record<string, SeatMove> = { ArrowLeft: "left", ArrowRight: "right", ArrowUp: "front", ArrowDown: "back", PageDown: "next-section", PageUp: "previous-section" };
+
 /**
- * @param selected seat ordinals drawn highlighted.
- * @param onSeatClick called with the clicked seat; omit for a view-only map.
+ * @param selected seat ordinals drawn as picked.
+ * @param onSeatClick called with a tapped (or Enter-ed) seat; omit for a view-only map.
  */
 export function SeatMap({ eventId, selected = [], onSeatClick }: { eventId: string; selected?: number[]; onSeatClick?: (seat: MapSeat) => void }) {
-  const canvasRef = useRef<HTMLCanvasElement>(null);
-  const [hover, setHover] = useState<{ label: string; x: number; y: number } | null>(null);
   const map = useQuery({ queryKey: ["seat-map", eventId], queryFn: () => getJson<SeatMapData>(`/api/events/${eventId}/seat-map`), staleTime: Infinity });
   const availability = useQuery({
     queryKey: ["availability", eventId],
@@ -68,131 +76,394 @@ export function SeatMap({ eventId, selected = [], onSeatClick }: { eventId: stri
     refetchInterval: 2_000,
   });
   const bits = useMemo(() => (availability.data ? decodeBits(availability.data.bits) : null), [availability.data]);
+  const data = map.data;
+  const index = useMemo(() => (data ? indexSeats(data) : null), [data]);
+  const [tab, setTab] = useState<"map" | "list">("map");
+
+  const boxRef = useRef<HTMLDivElement>(null);
+  const canvasRef = useRef<HTMLCanvasElement>(null);
+  const zoomRef = useRef<ReactZoomPanPinchContentRef>(null);
+  const [boxWidth, setBoxWidth] = useState(0);
+  const [viewportHeight, setViewportHeight] = useState(0);
+  const [view, setView] = useState<MapView>({ scale: 1, x: 0, y: 0 });
+  const viewRef = useRef(view);
+  const [focus, setFocus] = useState<number | null>(null);
+  const [hover, setHover] = useState<{ label: string; x: number; y: number } | null>(null);
+  const tap = useRef<{ x: number; y: number; at: number; id: number } | null>(null);
 
   useEffect(() => {
+    const box = boxRef.current;
+    if (!box) return;
+    const measure = () => {
+      setBoxWidth(box.clientWidth);
+      setViewportHeight(window.innerHeight);
+    };
+    const observer = new ResizeObserver(measure);
+    observer.observe(box);
+    measure();
+    return () => observer.disconnect();
+  }, [tab]);
+
+  // As wide as the page allows, but never taller than 72 % of the window: the controls around it stay in sight.
+  const width = data && boxWidth ? Math.min(boxWidth, Math.floor((viewportHeight * 0.72 * data.width) / data.height)) : 0;
+  const height = data && width ? Math.round((width * data.height) / data.width) : 0;
+  const base = data && width ? width / data.width : 1;
+  const minPick = data ? pickScale(data.pitch, base) : 1;
+  const maxScale = Math.max(4, minPick * 2.5);
+  const pickable = data ? canPick(view, data.pitch, base) : false;
+
+  const draw = useCallback(() => {
     const canvas = canvasRef.current;
-    const data = map.data;
-    if (!canvas || !data) return;
+    if (!canvas || !data || !width) return;
     const dpr = window.devicePixelRatio || 1;
-    const cssWidth = canvas.clientWidth;
-    const scale = cssWidth / data.width;
-    canvas.width = Math.round(cssWidth * dpr);
-    canvas.height = Math.round(data.height * scale * dpr);
+    if (canvas.width !== Math.round(width * dpr)) canvas.width = Math.round(width * dpr);
+    if (canvas.height !== Math.round(height * dpr)) canvas.height = Math.round(height * dpr);
     const ctx = canvas.getContext("2d");
     if (!ctx) return;
-    ctx.setTransform(dpr * scale, 0, 0, dpr * scale, 0, 0);
-    ctx.clearRect(0, 0, data.width, data.height);
-
+    const started = performance.now();
+    const v = viewRef.current;
+    const k = v.scale * base;
+    const px = 1 / k; // one CSS px in plan units
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, width, height);
+    ctx.setTransform(dpr * k, 0, 0, dpr * k, dpr * v.x, dpr * v.y);
+    const trace = (points: [number, number][]) => {
+      ctx.beginPath();
+      points.forEach(([x, y], i) => (i === 0 ? ctx.moveTo(x, y) : ctx.lineTo(x, y)));
+      ctx.closePath();
+    };
     ctx.fillStyle = "#111729";
     for (const section of data.sections) {
-      ctx.beginPath();
-      section.outline.forEach(([x, y], i) => (i === 0 ? ctx.moveTo(x, y) : ctx.lineTo(x, y)));
-      ctx.closePath();
+      trace(section.outline);
       ctx.fill();
     }
     ctx.fillStyle = "#f8fafc";
-    ctx.beginPath();
-    data.stage.forEach(([x, y], i) => (i === 0 ? ctx.moveTo(x, y) : ctx.lineTo(x, y)));
-    ctx.closePath();
+    trace(data.stage);
     ctx.fill();
     const [sx = 0, sy = 0] = data.stage.reduce(([ax, ay], [x, y]) => [ax + x / data.stage.length, ay + y / data.stage.length], [0, 0]);
     ctx.fillStyle = "#0b1020";
-    ctx.font = "bold 16px sans-serif";
+    ctx.font = `bold ${Math.max(16, 12 * px)}px sans-serif`;
     ctx.textAlign = "center";
     ctx.textBaseline = "middle";
     ctx.fillText("STAGE", sx, sy);
 
+    // Only what is on screen (plus a seat's margin).
+    const x0 = -v.x / k - data.pitch;
+    const y0 = -v.y / k - data.pitch;
+    const x1 = (width - v.x) / k + data.pitch;
+    const y1 = (height - v.y) / k + data.pitch;
     const { x, y, level } = data.seats;
-    const half = SEAT_SIZE / 2;
-    // Batch by colour: one fillStyle change per level instead of one per seat.
+    const size = Math.max(data.pitch * 0.78, 1.6 * px);
+    const small = size * 0.55;
     const colours = [...data.levels.map((l) => l.color), TAKEN, NOT_ON_SALE];
     for (let c = 0; c < colours.length; c++) {
       ctx.fillStyle = colours[c]!;
+      const s = c < data.levels.length ? size : small;
       for (let i = 0; i < x.length; i++) {
+        const xi = x[i]!;
+        const yi = y[i]!;
+        if (xi < x0 || xi > x1 || yi < y0 || yi > y1) continue;
         const lv = level[i]!;
         const colour = lv < 0 ? colours.length - 1 : isFree(bits, i) ? lv : colours.length - 2;
-        if (colour === c) ctx.fillRect(x[i]! - half, y[i]! - half, SEAT_SIZE, SEAT_SIZE);
+        if (colour === c) ctx.fillRect(xi - s / 2, yi - s / 2, s, s);
       }
     }
-    ctx.strokeStyle = "#ffffff";
-    ctx.lineWidth = 1.2;
-    ctx.fillStyle = "#ffffff";
+    // Picked: white discs with a dark ring, never smaller than 9 px across.
+    const r = Math.max(size * 0.62, 4.5 * px);
     for (const o of selected) {
-      ctx.fillRect(x[o]! - half - 0.6, y[o]! - half - 0.6, SEAT_SIZE + 1.2, SEAT_SIZE + 1.2);
-      ctx.strokeRect(x[o]! - half - 1.6, y[o]! - half - 1.6, SEAT_SIZE + 3.2, SEAT_SIZE + 3.2);
+      ctx.beginPath();
+      ctx.arc(x[o]!, y[o]!, r, 0, 2 * Math.PI);
+      ctx.fillStyle = "#ffffff";
+      ctx.fill();
+      ctx.lineWidth = 1.5 * px;
+      ctx.strokeStyle = "#0b1020";
+      ctx.stroke();
     }
-    ctx.fillStyle = "rgba(255,255,255,0.75)";
-    ctx.font = "9px sans-serif";
-    for (const section of data.sections) ctx.fillText(section.code, section.labelX, section.labelY);
-  }, [map.data, bits, selected]);
+    if (focus !== null && x[focus] !== undefined) {
+      ctx.beginPath();
+      ctx.arc(x[focus]!, y[focus]!, Math.max(size * 0.95, 7 * px), 0, 2 * Math.PI);
+      ctx.lineWidth = 2.5 * px;
+      ctx.strokeStyle = FOCUS;
+      ctx.stroke();
+    }
+    ctx.fillStyle = "rgba(255,255,255,0.8)";
+    ctx.font = `${11 * px}px sans-serif`;
+    if (!canPick(v, data.pitch, base)) for (const section of data.sections) ctx.fillText(section.code, section.labelX, section.labelY);
+    // Read by `npm run bench:seatmap` (frame time while panning), and visible in the browser's performance panel.
+    performance.measure("seat-map draw", { start: started, end: performance.now() });
+  }, [data, bits, selected, focus, width, height, base]);
+
+  const frame = useRef(0);
+  const redraw = useCallback(() => {
+    cancelAnimationFrame(frame.current);
+    frame.current = requestAnimationFrame(draw);
+  }, [draw]);
+  useEffect(() => {
+    redraw();
+    return () => cancelAnimationFrame(frame.current);
+  }, [redraw]);
+
+  // After the current event: the library ends its own gesture on the same pointer's touchend
+  // (after our pointerup), and that would cancel an animation started now.
+  const goTo = (v: MapView, ms = 250) => void setTimeout(() => void zoomRef.current?.setTransform(v.x, v.y, v.scale, ms), 0);
+
+  function pick(i: number) {
+    if (!data) return;
+    setFocus(i);
+    onSeatClick?.(seatOf(data, bits, i));
+  }
+
+
+  /** A tap or click at (px, py), CSS px from the map's corner. */
+  function tapAt(px: number, py: number) {
+    if (!data || !index) return;
+    const v = viewRef.current;
+    const [ux, uy] = toPlan(v, base, px, py);
+    if (!canPick(v, data.pitch, base)) {
+      const s = sectionAt(data.sections, ux, uy);
+      const box = s >= 0 ? seatsBox(data.seats, index.sections[s] ?? [], data.pitch * 2) : null;
+      if (box) goTo(viewOf(box, { width, height, base, minScale: minPick, maxScale, focus: [ux, uy] }));
+      else goTo({ scale: Math.min(maxScale, v.scale * 2), x: px - (px - v.x) * 2, y: py - (py - v.y) * 2 });
+      return;
+    }
+    const i = seatNear(data.seats, ux, uy, data.pitch * 0.6);
+    if (i >= 0) pick(i);
+  }
+
+  function onKeyDown(e: React.KeyboardEvent) {
+    if (!data || !index) return;
+    const v = viewRef.current;
+    const first = () => {
+      const seats = index.sections.find((s) => s.length > 0) ?? [];
+      return seats.find((o) => seatOf(data, bits, o).free) ?? seats[0] ?? 0;
+    };
+    let to: number | null = null;
+    if (KEY_MOVES[e.key]) to = focus === null ? first() : moveFrom(data, index, focus, KEY_MOVES[e.key]!);
+    else if ((e.key === "Enter" || e.key === " ") && onSeatClick) {
+      if (focus === null) to = first();
+      else {
+        e.preventDefault();
+        return pick(focus);
+      }
+    } else if (e.key === "+" || e.key === "=") void zoomRef.current?.zoomIn(0.5);
+    else if (e.key === "-") void zoomRef.current?.zoomOut(0.5);
+    else if (e.key === "0" || e.key === "Escape") void zoomRef.current?.resetTransform();
+    else return;
+    e.preventDefault();
+    if (to === null) return;
+    setFocus(to);
+    const next = viewShowing(v, data.seats.x[to]!, data.seats.y[to]!, { width, height, base, scale: Math.max(v.scale, minPick), margin: 48 });
+    if (next) goTo(next, 150);
+  }
+
+  function onPointerMove(e: React.PointerEvent<HTMLDivElement>) {
+    if (!data || e.pointerType !== "mouse") return;
+    const rect = e.currentTarget.getBoundingClientRect();
+    const px = e.clientX - rect.left;
+    const py = e.clientY - rect.top;
+    const v = viewRef.current;
+    const [ux, uy] = toPlan(v, base, px, py);
+    if (!canPick(v, data.pitch, base)) {
+      const s = sectionAt(data.sections, ux, uy);
+      return setHover(s >= 0 ? { label: `${data.sections[s]!.name}: click to zoom in`, x: px, y: py } : null);
+    }
+    const i = seatNear(data.seats, ux, uy, data.pitch * 0.6);
+    setHover(i >= 0 ? { label: describe(seatOf(data, bits, i), selected.includes(i)), x: px, y: py } : null);
+  }
 
   if (map.isError) return <p className="text-red-300">The seat map could not be loaded. Reload the page to try again.</p>;
-  const seatCount = map.data?.seats.x.length ?? 0;
-
-  function seatAt(e: React.MouseEvent<HTMLCanvasElement>): { seat: MapSeat; x: number; y: number } | null {
-    const data = map.data;
-    const canvas = canvasRef.current;
-    if (!data || !canvas) return null;
-    const rect = canvas.getBoundingClientRect();
-    const scale = rect.width / data.width;
-    const i = nearestSeat(data, (e.clientX - rect.left) / scale, (e.clientY - rect.top) / scale);
-    if (i < 0) return null;
-    const lv = data.levels[data.seats.level[i]!] ?? null;
-    return {
-      seat: { ordinal: i, label: data.seats.label[i]!, level: lv, free: lv !== null && isFree(bits, i) },
-      x: e.clientX - rect.left,
-      y: e.clientY - rect.top,
-    };
-  }
-
-  function onMove(e: React.MouseEvent<HTMLCanvasElement>) {
-    const hit = seatAt(e);
-    if (!hit) return setHover(null);
-    const { seat } = hit;
-    const state = !seat.level ? "not on sale" : seat.free ? formatMoney(seat.level.priceMinor, seat.level.currency) : "taken";
-    setHover({ label: `${seat.label} — ${seat.level ? `${seat.level.name}, ` : ""}${state}`, x: hit.x, y: hit.y });
-  }
-
-  function onClick(e: React.MouseEvent<HTMLCanvasElement>) {
-    const hit = seatAt(e);
-    if (hit && onSeatClick) onSeatClick(hit.seat);
-  }
+  const seatCount = data?.seats.x.length ?? 0;
+  // What the live region says: the focused seat as it is now (moved to, picked, unpicked, or just taken).
+  const announcement = focus !== null && data ? describe(seatOf(data, bits, focus), selected.includes(focus)) : "";
+  const hint = !onSeatClick
+    ? "Pinch or scroll to zoom, drag to move."
+    : pickable
+      ? "Tap free seats to pick them. Drag to move, pinch or scroll to zoom."
+      : "Tap a section to zoom in, then tap free seats to pick them.";
 
   return (
     <div className="space-y-3">
-      <div className="relative">
-        <canvas
-          ref={canvasRef}
-          className={`w-full rounded-xl border border-white/10 bg-[#0d1326] ${onSeatClick ? "cursor-pointer" : ""}`}
-          style={{ aspectRatio: map.data ? `${map.data.width} / ${map.data.height}` : "1000 / 820" }}
-          data-testid="seat-map"
-          data-seat-count={seatCount}
-          data-available-count={availability.data?.available ?? ""}
-          role="img"
-          aria-label={`Seat map with ${seatCount} seats`}
-          onMouseMove={onMove}
-          onMouseLeave={() => setHover(null)}
-          onClick={onClick}
-        />
-        {hover && (
-          <div className="pointer-events-none absolute rounded bg-black/85 px-2 py-1 text-xs" style={{ left: hover.x + 12, top: hover.y + 12 }}>
-            {hover.label}
-          </div>
-        )}
+      <div className="flex flex-wrap items-center gap-2 text-sm" role="tablist" aria-label="How to show the seats">
+        {(["map", "list"] as const).map((t) => (
+          <button key={t} role="tab" aria-selected={tab === t} onClick={() => setTab(t)} className={`rounded px-3 py-1 ${tab === t ? "bg-white/20 font-semibold" : "bg-white/5 hover:bg-white/10"}`}>
+            {t === "map" ? "Map" : "List of seats"}
+          </button>
+        ))}
+        <span className="text-white/60" data-testid="seat-map-hint">
+          {tab === "map" ? hint : "Free seats of one section, row by row."}
+        </span>
       </div>
-      <div className="flex flex-wrap items-center gap-4 text-sm">
-        {map.data?.levels.map((l) => (
+      {tab === "map" ? (
+        <div ref={boxRef} className="w-full">
+          <div className="relative mx-auto" style={{ width: width || undefined }}>
+          {data && width > 0 && (
+            <TransformWrapper
+              ref={zoomRef}
+              minScale={1}
+              maxScale={maxScale}
+              limitToBounds
+              doubleClick={{ disabled: true }}
+              wheel={{ step: 0.15 }}
+              velocityAnimation={{ disabled: true }}
+              onTransform={(_ref, state) => {
+                const v = { scale: state.scale, x: state.positionX, y: state.positionY };
+                viewRef.current = v;
+                setView(v);
+                redraw();
+              }}
+            >
+              <TransformComponent
+                wrapperClass={`rounded-xl bg-[#0d1326] ring-1 ring-white/10 focus:outline-2 focus:outline-amber-300 ${onSeatClick ? "cursor-pointer" : ""}`}
+                wrapperStyle={{ width: "100%", height, touchAction: "none" }}
+                contentStyle={{ width, height }}
+                wrapperProps={{
+                  tabIndex: 0,
+                  role: "application",
+                  "aria-roledescription": "seat map",
+                  "aria-label": `Seat map with ${formatCount(seatCount)} seats. Arrow keys move between seats (up: the row in front), Page Up and Page Down between sections, ${onSeatClick ? "Enter picks or unpicks, " : ""}plus and minus zoom, 0 shows the whole venue.`,
+                  "aria-describedby": `seat-map-live-${eventId}`,
+                  onKeyDown,
+                  onPointerDown: (e) => {
+                    tap.current = { x: e.clientX, y: e.clientY, at: performance.now(), id: e.pointerId };
+                  },
+                  onPointerUp: (e) => {
+                    const t = tap.current;
+                    tap.current = null;
+                    if (!t || t.id !== e.pointerId || performance.now() - t.at > TAP_MS || Math.hypot(e.clientX - t.x, e.clientY - t.y) > TAP_SLOP_PX) return;
+                    const rect = e.currentTarget.getBoundingClientRect();
+                    tapAt(e.clientX - rect.left, e.clientY - rect.top);
+                  },
+                  onPointerMove,
+                  onPointerLeave: () => setHover(null),
+                  onBlur: () => setFocus(null),
+                } as React.HTMLAttributes<HTMLDivElement>}
+              >
+                {/* The library's content: an empty box of the map's size, which it moves and scales; the canvas below draws what it would show. */}
+                <div style={{ width, height }} />
+              </TransformComponent>
+            </TransformWrapper>
+          )}
+          {data && width > 0 && (
+                <canvas
+              ref={canvasRef}
+              style={{ width, height }}
+              className="pointer-events-none absolute left-0 top-0 rounded-xl"
+              data-testid="seat-map"
+              data-seat-count={seatCount}
+              data-available-count={availability.data?.available ?? ""}
+              data-view={`${view.scale} ${view.x} ${view.y}`}
+              data-base={base}
+              data-pickable={pickable ? "true" : "false"}
+              data-focus={focus ?? ""}
+              aria-hidden="true"
+            />
+          )}
+          {!data && <div className="aspect-[1000/820] w-full rounded-xl border border-white/10 bg-[#0d1326]" data-testid="seat-map-loading" />}
+          {data && (
+            <div className="absolute right-2 top-2 flex flex-col gap-1">
+              <ZoomButton label="Zoom in" onClick={() => void zoomRef.current?.zoomIn(0.6)}>
+                +
+              </ZoomButton>
+              <ZoomButton label="Zoom out" onClick={() => void zoomRef.current?.zoomOut(0.6)}>
+                −
+              </ZoomButton>
+              <ZoomButton label="Show the whole venue" onClick={() => void zoomRef.current?.resetTransform()}>
+                ⤢
+              </ZoomButton>
+            </div>
+          )}
+          {hover && (
+            <div className="pointer-events-none absolute max-w-[16rem] rounded bg-black/85 px-2 py-1 text-xs" style={{ left: Math.min(hover.x + 12, Math.max(0, width - 200)), top: hover.y + 12 }}>
+              {hover.label}
+            </div>
+          )}
+          </div>
+        </div>
+      ) : (
+        data && index && <SeatList data={data} index={index} bits={bits} selected={selected} onSeatClick={onSeatClick} />
+      )}
+      <p id={`seat-map-live-${eventId}`} aria-live="polite" className="sr-only" data-testid="seat-map-announcement">
+        {announcement}
+      </p>
+      <div className="flex flex-wrap items-center gap-x-4 gap-y-1 text-sm">
+        {data?.levels.map((l) => (
           <span key={l.id} className="flex items-center gap-1">
             <span className="inline-block h-3 w-3 rounded-sm" style={{ background: l.color }} /> {l.name}
           </span>
         ))}
         <span className="flex items-center gap-1">
-          <span className="inline-block h-3 w-3 rounded-sm" style={{ background: TAKEN }} /> Taken
+          <span className="inline-block h-2 w-2 rounded-sm" style={{ background: TAKEN }} /> Taken
+        </span>
+        <span className="flex items-center gap-1">
+          <span className="inline-block h-3 w-3 rounded-full border border-black bg-white" /> Picked
         </span>
         <span className="ml-auto text-white/70" data-testid="seat-map-caption">
           {map.isPending ? "Loading seat map…" : `${formatCount(seatCount)} seats`}
           {availability.data && ` · ${formatCount(availability.data.available)} available`}
         </span>
+      </div>
+    </div>
+  );
+}
+
+function ZoomButton({ label, onClick, children }: { label: string; onClick: () => void; children: React.ReactNode }) {
+  return (
+    <button type="button" aria-label={label} title={label} onClick={onClick} className="h-9 w-9 rounded bg-black/70 text-lg leading-none hover:bg-black/90">
+      {children}
+    </button>
+  );
+}
+
+/**
+ * The list fallback: one section's free seats, row by row, as buttons (pressed = picked).
+ * Sections are offered in the plan's order with their free counts.
+ */
+function SeatList({ data, index, bits, selected, onSeatClick }: { data: SeatMapData; index: ReturnType<typeof indexSeats>; bits: Uint8Array | null; selected: number[]; onSeatClick?: (seat: MapSeat) => void }) {
+  const sections = data.sections.map((s, i) => ({ ...s, i, free: (index.sections[i] ?? []).filter((o) => seatOf(data, bits, o).free).length })).filter((s) => (index.sections[s.i] ?? []).length > 0);
+  const [section, setSection] = useState(sections.find((s) => s.free > 0)?.i ?? sections[0]?.i ?? 0);
+  const rows = new Map<number, number[]>();
+  for (const o of index.sections[section] ?? []) {
+    if (!seatOf(data, bits, o).free && !selected.includes(o)) continue;
+    const r = data.seats.row[o]!;
+    rows.set(r, [...(rows.get(r) ?? []), o]);
+  }
+  const rowName = (o: number) => /Row ([^·]+)/.exec(data.seats.label[o]!)?.[1]?.trim() ?? String(data.seats.row[o]);
+  return (
+    <div className="space-y-3" data-testid="seat-list">
+      <label className="flex flex-wrap items-center gap-2 text-sm">
+        Section
+        <select value={section} onChange={(e) => setSection(Number(e.target.value))} className="max-w-full rounded bg-black/40 px-3 py-2">
+          {sections.map((s) => (
+            <option key={s.i} value={s.i}>
+              {s.name} — {formatCount(s.free)} free
+            </option>
+          ))}
+        </select>
+      </label>
+      {rows.size === 0 && <p className="text-white/60">No free seats in this section.</p>}
+      <div className="max-h-96 space-y-2 overflow-y-auto pr-1">
+        {[...rows.entries()].map(([r, ordinals]) => (
+          <div key={r} className="flex flex-wrap items-center gap-1" role="group" aria-label={`Row ${rowName(ordinals[0]!)}`}>
+            <span className="w-16 shrink-0 text-xs text-white/60">Row {rowName(ordinals[0]!)}</span>
+            {ordinals.map((o) => {
+              const seat = seatOf(data, bits, o);
+              const picked = selected.includes(o);
+              return (
+                <button
+                  key={o}
+                  type="button"
+                  aria-pressed={picked}
+                  aria-label={describe(seat, picked)}
+                  disabled={!onSeatClick}
+                  onClick={() => onSeatClick?.(seat)}
+                  className={`h-8 min-w-8 rounded px-1 text-xs ${picked ? "bg-white font-bold text-black ring-2 ring-black" : "bg-white/10 hover:bg-white/20"}`}
+                >
+                  {data.seats.number[o]}
+                </button>
+              );
+            })}
+          </div>
+        ))}
       </div>
     </div>
   );

@@ -10,7 +10,7 @@ export function UserMenu() {
   if (isPending) return <span className="text-sm text-white/40">…</span>;
   if (!data) {
     return (
-      <div className="flex gap-4 text-sm">
+      <div className="flex items-center gap-3 text-sm sm:gap-4">
         <Link href="/sign-in" className="hover:underline">
           Sign in
         </Link>
@@ -22,7 +22,7 @@ export function UserMenu() {
   }
   const role = (data.user as { role?: string }).role;
   return (
-    <div className="flex items-center gap-4 text-sm">
+    <div className="flex min-w-0 items-center gap-3 text-sm sm:gap-4">
       {role === "organizer" && (
         <Link href="/admin" className="hover:underline">
           Admin
@@ -31,11 +31,13 @@ export function UserMenu() {
       <Link href="/tickets" className="hover:underline">
         My tickets
       </Link>
-      <span className="text-white/60" data-testid="signed-in-as">
+      {/* On a phone the address would push "Sign out" off-screen: it is shown from the sm breakpoint, and as the button's title. */}
+      <span className="hidden max-w-[16rem] truncate text-white/60 sm:inline" data-testid="signed-in-as">
         {data.user.email}
       </span>
       <button
-        className="rounded bg-white/10 px-3 py-1 hover:bg-white/20"
+        title={`Signed in as ${data.user.email}`}
+        className="shrink-0 rounded bg-white/10 px-3 py-1 hover:bg-white/20"
         onClick={async () => {
           await authClient.signOut();
           router.refresh();

@@ -34,3 +34,32 @@ export async function createQueueShow(opts: { slug: string; inSeconds: number; r
   await closeDb();
   return eventId;
 }
+
+/**
+ * Creates a published show in the 20,000-seat arena, on sale from a minute ago, with the demo
+ * show's five price levels (the upper bowl's front 12 rows at €79.00). @returns its event id.
+ */
+export async function createArenaShow(slug: string): Promise<string> {
+  const venue = (await findVenueBySlug(db(), "stararena-dome"))!;
+  const organizer = (await db().query.user.findFirst({ where: eq(user.email, "organizer@stararena.test") }))!;
+  const now = Date.now();
+  const { eventId } = await createEvent(db(), {
+    venueId: venue.id,
+    organizerId: organizer.id,
+    name: "Arena Rehearsal",
+    slug,
+    status: "published",
+    startsAt: new Date(now + 14 * 86_400_000),
+    onSaleAt: new Date(now - 60_000),
+    timeZone: venue.timeZone,
+    priceLevels: [
+      { name: "Floor standing", priceMinor: 12_900, currency: "EUR", color: "#e11d48", seats: [{ tier: "floor" }] },
+      { name: "Premium lower", priceMinor: 16_900, currency: "EUR", color: "#7c3aed", seats: [{ tier: "lower", rows: { from: 1, to: 8 } }] },
+      { name: "Lower bowl", priceMinor: 11_900, currency: "EUR", color: "#2563eb", seats: [{ tier: "lower" }] },
+      { name: "Upper bowl", priceMinor: 7_900, currency: "EUR", color: "#0d9488", seats: [{ tier: "upper", rows: { from: 1, to: 12 } }] },
+      { name: "Upper rear", priceMinor: 4_900, currency: "EUR", color: "#ca8a04", seats: [{ tier: "upper" }] },
+    ],
+  });
+  await closeDb();
+  return eventId;
+}

@@ -41,11 +41,58 @@ export async function enterThroughQueue(page: Page, slug: string) {
   await expect(page.getByTestId("buy-panel")).toHaveAttribute("data-turn", "admitted");
 }
 
-/** Clicks the seat with this ordinal on the canvas seat map (positions from the seat-map API). */
-export async function clickSeat(page: Page, eventId: string, ordinal: number) {
-  const map = (await (await page.request.get(`/api/events/${eventId}/seat-map`)).json()) as { width: number; seats: { x: number[]; y: number[] } };
+/** The seat-map API's geometry, as much as the tests use. */
+export type MapGeometry = { width: number; sections: { code: string }[]; seats: { x: number[]; y: number[]; section: number[]; row: number[]; number: number[]; label: string[] } };
+
+/** The show's seat map geometry (from the seat-map API). */
+export async function seatMapOf(page: Page, eventId: string): Promise<MapGeometry> {
+  return (await (await page.request.get(`/api/events/${eventId}/seat-map`)).json()) as MapGeometry;
+}
+
+/**
+ * Taps or clicks the seat with this ordinal on the canvas seat map, where the map draws it now
+ * (its `data-view` and `data-base`: lib/venues/seat-map-nav.ts). When seats are too small to
+ * pick at the map's zoom, the first tap zooms to the seat's section and a second one picks it.
+ */
+export async function clickSeat(page: Page, eventId: string, ordinal: number, opts: { touch?: boolean } = {}) {
+  const map = await seatMapOf(page, eventId);
   const canvas = page.getByTestId("seat-map");
-  const box = (await canvas.boundingBox())!;
-  const scale = box.width / map.width;
-  await canvas.click({ position: { x: map.seats.x[ordinal]! * scale, y: map.seats.y[ordinal]! * scale } });
+  await canvas.scrollIntoViewIfNeeded();
+  const at = async () => {
+    const box = (await canvas.boundingBox())!;
+    const [scale, x, y] = (await canvas.getAttribute("data-view"))!.split(" ").map(Number) as [number, number, number];
+    const base = Number(await canvas.getAttribute("data-base"));
+    return [box.x + x + scale * base * map.seats.x[ordinal]!, box.y + y + scale * base * map.seats.y[ordinal]!] as const;
+  };
+  const press = async () => {
+    const [px, py] = await at();
+    if (opts.touch) await page.touchscreen.tap(px, py);
+    else await page.mouse.click(px, py);
+  };
+  if ((await canvas.getAttribute("data-pickable")) !== "true") {
+    await press();
+    await expect(canvas).toHaveAttribute("data-pickable", "true");
+    // Let the zoom's animation settle before aiming.
+    await expect(async () => {
+      const before = await canvas.getAttribute("data-view");
+      await page.waitForTimeout(100);
+      expect(await canvas.getAttribute("data-view")).toBe(before);
+    }).toPass();
+  }
+  await press();
+}
+
+/** Two seats side by side (ordinals, in seat-number order) in row 1 of the arena section `code`, seat numbers `from` and `from` + 1. */
+export function adjacentPair(map: MapGeometry, code: string, from: number): [number, number] {
+  const section = map.sections.findIndex((s) => s.code === code);
+  const inRow = map.seats.section.map((s, i) => i).filter((i) => map.seats.section[i] === section && /Row 1 ·/.test(map.seats.label[i]!));
+  const a = inRow.find((i) => map.seats.number[i] === from)!;
+  const b = inRow.find((i) => map.seats.number[i] === from + 1)!;
+  return [a, b];
+}
+
+/** Asserts the page does not scroll sideways (its document is no wider than the viewport). */
+export async function expectNoSidewaysScroll(page: Page) {
+  const { scroll, viewport } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, viewport: window.innerWidth }));
+  expect(scroll, `${page.url()} is ${scroll} px wide in a ${viewport}-px viewport`).toBeLessThanOrEqual(viewport);
 }

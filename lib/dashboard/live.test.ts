@@ -2,6 +2,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { payments } from "@/db/schema";
+import { refundOrder } from "@/lib/admin/orders";
 import { liveStats } from "@/lib/dashboard/live";
 import { closeDb, db } from "@/lib/db";
 import { rebuildInventory } from "@/lib/inventory/rebuild";
@@ -56,8 +57,35 @@ describe("liveStats", () => {
     expect([s.revenueMinor, s.currency]).toEqual([9_000, "EUR"]);
     expect(s.sales.reduce((n, p) => n + p.seats, 0)).toBe(2);
     expect(s.sales.slice(-2).reduce((n, p) => n + p.seats, 0)).toBe(2); // this minute (or the previous, at a boundary)
+    expect(s.sales.reduce((n, p) => n + p.returned, 0)).toBe(0);
     expect([s.holdsStarted, s.holdsExpired, s.holdExpiryRate]).toEqual([2, 0, 0]);
     expect([s.paymentsCaptured, s.paymentsDeclined, s.paymentSuccessRate, s.paymentDeclineRate]).toEqual([1, 1, 0.5, 0.5]);
     expect(s.holdPath).toEqual({ attempts: 100, held: 99, refused: 0, errors: 1, errorRate: 0.01, p50: 50, p99: 99 });
+  });
+
+  it("says — (null) for rates with nothing to divide, and counts fans waiting apart from fans who ever joined", async () => {
+    const show = await makeStudioShow(db());
+    const s = await liveStats(db(), show.eventId);
+    expect([s.holdsStarted, s.holdExpiryRate, s.paymentSuccessRate, s.paymentDeclineRate]).toEqual([0, null, null, null]);
+    expect([s.queue.queueLength, s.queue.servingCounter, s.waiting]).toEqual([0, 0, 0]);
+  });
+
+  it("after a refund, the chart gives the seats back where Sold does", async () => {
+    const show = await makeStudioShow(db());
+    await rebuildInventory(db(), show.eventId);
+    const [fan] = await makeFans(db(), 1);
+    const provider = new SandboxProvider();
+    const order = await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [5, 6, 7] } });
+    await startCheckout(db(), provider, { orderId: order.orderId, fanId: fan! });
+    const p = (await db().query.payments.findFirst({ where: eq(payments.orderId, order.orderId) }))!;
+    await psp.approve(p.checkoutSessionId);
+    await syncOrderPayment(db(), order.orderId, { actor: "test", reason: "return" });
+    await refundOrder(db(), show.organizerId, order.orderId, "the fan cannot come");
+    const s = await liveStats(db(), show.eventId);
+    // 3 seats sold, then the same 3 given back: Sold 0, the chart's net 0.
+    expect(s.sold).toBe(0);
+    expect(s.sales.reduce((n, pt) => n + pt.seats, 0)).toBe(3);
+    expect(s.sales.reduce((n, pt) => n + pt.returned, 0)).toBe(3);
+    expect(s.sales.reduce((n, pt) => n + pt.seats - pt.returned, 0)).toBe(s.sold);
   });
 });

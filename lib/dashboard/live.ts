@@ -9,16 +9,19 @@ import { holdStats, type HoldStats } from "@/lib/metrics/holds";
 import { publicQueueStatus } from "@/lib/waiting-room/queue";
 import type { PublicQueueStatus } from "@/lib/waiting-room/room";
 
-/** One point of the sales chart: seats sold in the minute starting at `minute` (ISO). */
+/** One point of the sales chart: seats sold in the minute starting at `minute` (ISO), and seats given back in it (refunds, voided orders). */
 export interface SalesPoint {
   minute: string;
   seats: number;
+  returned: number;
 }
 
 /** Everything the live view shows. */
 export interface LiveStats {
   at: string;
   queue: PublicQueueStatus;
+  /** Fans in the queue not yet admitted: joined (the queue's length) minus the serving counter, never below 0. */
+  waiting: number;
   capacity: number;
   sold: number;
   held: number;
@@ -30,12 +33,14 @@ export interface LiveStats {
   windowMinutes: number;
   holdsStarted: number;
   holdsExpired: number;
-  /** holdsExpired / holdsStarted over the window. */
-  holdExpiryRate: number;
+  /** holdsExpired / holdsStarted over the window; null when no hold started in it (shown as "—", not 0 %). */
+  holdExpiryRate: number | null;
   paymentsCaptured: number;
   paymentsDeclined: number;
-  paymentSuccessRate: number;
-  paymentDeclineRate: number;
+  /** Captured / (captured + declined) over the window; null when there were no payments. */
+  paymentSuccessRate: number | null;
+  /** Declined / (captured + declined) over the window; null when there were no payments. */
+  paymentDeclineRate: number | null;
   holdPath: HoldStats;
 }
 
@@ -59,18 +64,25 @@ export async function liveStats(db: Db, eventId: string, opts: { windowMinutes?:
     sql`select coalesce(sum(p.amount_minor), 0)::int as minor, min(p.currency) as currency
         from payments p join orders o on o.id = p.order_id where o.event_id = ${eventId} and p.status = 'captured'`,
   );
+  // Sold: an order's move to paid. Given back: a paid or ticketed order's move to refunded, or to
+  // cancelled (its payment voided: docs/adr/0010) — so the chart goes down where "Sold" does.
   const salesRows = (await db.execute(
-    sql`select date_trunc('minute', t.at) as minute, sum((select count(*) from line_items li where li.order_id = t.order_id))::int as seats
+    sql`select date_trunc('minute', t.at) as minute,
+               (sum(n.seats) filter (where t.to_status = 'paid'))::int as seats,
+               (sum(n.seats) filter (where t.to_status <> 'paid'))::int as returned
         from order_transitions t join orders o on o.id = t.order_id
-        where o.event_id = ${eventId} and t.entity = 'order' and t.to_status = 'paid' and t.at >= ${hourAgo.toISOString()}
+        cross join lateral (select count(*) as seats from line_items li where li.order_id = t.order_id) n
+        where o.event_id = ${eventId} and t.entity = 'order' and t.at >= ${hourAgo.toISOString()}
+          and (t.to_status = 'paid' or (t.to_status in ('refunded', 'cancelled') and t.from_status in ('paid', 'ticketed')))
         group by 1 order by 1`,
-  )) as unknown as { minute: string | Date; seats: number }[];
-  const byMinute = new Map(salesRows.map((r) => [new Date(r.minute).toISOString(), r.seats]));
+  )) as unknown as { minute: string | Date; seats: number | null; returned: number | null }[];
+  const byMinute = new Map(salesRows.map((r) => [new Date(r.minute).toISOString(), r]));
   const sales: SalesPoint[] = [];
   const start = Math.floor(hourAgo.getTime() / 60_000) * 60_000;
   for (let t = start; t <= now.getTime(); t += 60_000) {
     const key = new Date(t).toISOString();
-    sales.push({ minute: key, seats: byMinute.get(key) ?? 0 });
+    const row = byMinute.get(key);
+    sales.push({ minute: key, seats: row?.seats ?? 0, returned: row?.returned ?? 0 });
   }
   const flow = await one<{ started: number; expired: number; captured: number; declined: number }>(
     db,
@@ -83,9 +95,11 @@ export async function liveStats(db: Db, eventId: string, opts: { windowMinutes?:
         where o.event_id = ${eventId} and t.at >= ${since}`,
   );
   const payments = flow.captured + flow.declined;
+  const queue = await publicQueueStatus(db, eventId, now.getTime());
   return {
     at: now.toISOString(),
-    queue: await publicQueueStatus(db, eventId, now.getTime()),
+    queue,
+    waiting: Math.max(0, queue.queueLength - queue.servingCounter),
     capacity: inv.capacity,
     sold: inv.sold,
     held: inv.held,
@@ -96,11 +110,11 @@ export async function liveStats(db: Db, eventId: string, opts: { windowMinutes?:
     windowMinutes,
     holdsStarted: flow.started,
     holdsExpired: flow.expired,
-    holdExpiryRate: flow.started ? flow.expired / flow.started : 0,
+    holdExpiryRate: flow.started ? flow.expired / flow.started : null,
     paymentsCaptured: flow.captured,
     paymentsDeclined: flow.declined,
-    paymentSuccessRate: payments ? flow.captured / payments : 0,
-    paymentDeclineRate: payments ? flow.declined / payments : 0,
+    paymentSuccessRate: payments ? flow.captured / payments : null,
+    paymentDeclineRate: payments ? flow.declined / payments : null,
     holdPath: await holdStats(eventId, windowMinutes, now.getTime()),
   };
 }

@@ -23,6 +23,8 @@ export interface FanOrderView {
   refunded: boolean;
   /** True when the order was cancelled after its tickets were issued: the PSP had no record of its payment (docs/adr/0010). */
   voided: boolean;
+  /** When this view was read (ms since the epoch): the order page keys its live query on it, so a new read replaces a cached one. */
+  readAt: number;
 }
 
 /** The refusal for an order that does not exist or is another fan's (ids are not confirmed to strangers): 404 `no_such_order`. */
@@ -70,6 +72,7 @@ export async function getFanOrder(db: Db, orderId: string, fanId: string): Promi
     tickets: ticketRows.filter((t) => t.status !== "void"),
     refunded: attempts.some((p) => p.status === "refunded"),
     voided: order.status === "cancelled" && ticketRows.some((t) => t.status === "void"),
+    readAt: Date.now(),
   };
 }
 

@@ -31,4 +31,15 @@ describe("getSeatMap", () => {
     expect(b.seats.level.filter((l) => l === 0)).toHaveLength(50);
     expect(await getSeatMap(db(), "evt_nosuchshow")).toBeNull();
   });
+
+  it("gives every studio seat its section, row (A = 0 … E = 4) and number, and the rows' pitch of 14 plan units", async () => {
+    const show = await makeStudioShow(db());
+    const map = (await getSeatMap(db(), show.eventId))!;
+    // lib/venues/plan.ts studioPlan: ordinals 0..49 row by row, 10 seats a row, numbered 1..10.
+    expect(map.seats.section).toEqual(new Array(50).fill(0));
+    expect(map.seats.row).toEqual(Array.from({ length: 50 }, (_, i) => Math.floor(i / 10)));
+    expect(map.seats.number).toEqual(Array.from({ length: 50 }, (_, i) => (i % 10) + 1));
+    expect(map.seats.label[12]).toBe("Sec MAIN · Row B · Seat 3");
+    expect(map.pitch).toBe(14);
+  });
 });

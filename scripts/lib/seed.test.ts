@@ -35,6 +35,8 @@ describe("seedDemo", () => {
 
     const demo = await db().query.events.findFirst({ where: eq(events.slug, DEMO_EVENT_SLUG) });
     expect(demo!.onSaleAt.toISOString()).toBe("2026-12-01T12:07:00.000Z");
+    // 20:00 in Berlin (UTC+1 in winter) 60 days on: 30 January 2027, 19:00 UTC.
+    expect(demo!.startsAt.toISOString()).toBe("2027-01-30T19:00:00.000Z");
     expect(demo!.holdMinutes).toBe(15);
     expect(demo!.perFanLimit).toBe(4);
     expect(demo!.timeZone).toBe("Europe/Berlin");
@@ -56,6 +58,7 @@ describe("seedDemo", () => {
     const small = await db().query.events.findFirst({ where: eq(events.slug, TEST_EVENT_SLUG) });
     const [smallSeats] = await db().select({ n: count() }).from(eventSeats).where(eq(eventSeats.eventId, small!.id));
     expect(smallSeats!.n).toBe(50);
+    expect(small!.startsAt.toISOString()).toBe("2026-12-31T19:00:00.000Z");
 
     const second = await seedDemo(db(), { onSaleDelayMinutes: 99 });
     expect(second.created).toEqual([]);

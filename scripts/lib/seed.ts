@@ -4,13 +4,15 @@
  * - "StarArena Dome", a 20,000-seat arena (lower and upper bowl around a stage, a
  *   general-admission floor as numbered units), and "The Studio", 50 seats;
  * - the demo show in the arena with five price levels, its on-sale `onSaleDelayMinutes`
- *   after seeding; and a small, already-open test show in the studio.
+ *   after seeding; and a small, already-open test show in the studio. Both start at 20:00
+ *   venue time (60 and 30 days after seeding).
  */
 import { eq } from "drizzle-orm";
 import { events } from "@/db/schema";
 import { ensureUser } from "@/lib/auth/users";
 import type { Db } from "@/lib/db";
 import { createEvent } from "@/lib/events/create";
+import { utcToZonedLocal, zonedLocalToUtc } from "@/lib/time-zone";
 import { arenaPlan, studioPlan } from "@/lib/venues/plan";
 import { createVenue, findVenueBySlug } from "@/lib/venues/store";
 
@@ -59,6 +61,8 @@ export async function seedDemo(db: Db, opts: { onSaleDelayMinutes: number; now?:
   }
 
   const DAY = 24 * 60 * 60 * 1000;
+  // Shows start in the evening, at the venue: 20:00 local on the day `days` from now.
+  const evening = (days: number, timeZone: string) => zonedLocalToUtc(`${utcToZonedLocal(new Date(now.getTime() + days * DAY), timeZone).slice(0, 10)}T20:00`, timeZone);
   let demo = await db.query.events.findFirst({ where: eq(events.slug, DEMO_EVENT_SLUG) });
   if (!demo) {
     await createEvent(db, {
@@ -68,7 +72,7 @@ export async function seedDemo(db: Db, opts: { onSaleDelayMinutes: number; now?:
       name: "Nova Lights — World Tour 2027",
       description: "One night only: Nova Lights bring the World Tour 2027 to the StarArena Dome.",
       status: "published",
-      startsAt: new Date(now.getTime() + 60 * DAY),
+      startsAt: evening(60, arena.timeZone),
       onSaleAt: new Date(now.getTime() + opts.onSaleDelayMinutes * 60_000),
       timeZone: arena.timeZone,
       holdMinutes: 15,
@@ -95,7 +99,7 @@ export async function seedDemo(db: Db, opts: { onSaleDelayMinutes: number; now?:
       name: "Studio Session — Acoustic Night",
       description: "An intimate acoustic set for 50 people, five rows from the stage.",
       status: "published",
-      startsAt: new Date(now.getTime() + 30 * DAY),
+      startsAt: evening(30, studio.timeZone),
       onSaleAt: new Date(now.getTime() - 60_000),
       timeZone: studio.timeZone,
       holdMinutes: 15,
