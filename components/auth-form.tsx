@@ -32,8 +32,13 @@ export function AuthForm({ mode }: { mode: "sign-in" | "sign-up" }) {
   }
 
   return (
-    <form action={onSubmit} className="mx-auto max-w-sm space-y-4 rounded-xl border border-white/10 bg-white/5 p-6">
+    <form onSubmit={(e) => { e.preventDefault(); void onSubmit(new FormData(e.currentTarget)); }} className="mx-auto max-w-sm space-y-4 rounded-xl border border-white/10 bg-white/5 p-6">
       <h1 className="text-2xl font-bold">{mode === "sign-in" ? "Sign in" : "Create your fan account"}</h1>
+      {mode === "sign-in" && params.get("reset") === "1" && (
+        <p role="status" className="text-sm text-emerald-300">
+          Your password was changed. Sign in with the new one.
+        </p>
+      )}
       {mode === "sign-up" && (
         <label className="block text-sm">
           Name
@@ -63,6 +68,13 @@ export function AuthForm({ mode }: { mode: "sign-in" | "sign-up" }) {
       <button disabled={busy} className="w-full rounded bg-indigo-500 py-2 font-semibold hover:bg-indigo-400 disabled:opacity-50">
         {busy ? "…" : mode === "sign-in" ? "Sign in" : "Create account"}
       </button>
+      {mode === "sign-in" && (
+        <p className="text-center text-sm">
+          <Link href="/forgot-password" className="underline">
+            Forgot your password?
+          </Link>
+        </p>
+      )}
       <p className="text-center text-sm text-white/60">
         {mode === "sign-in" ? (
           <>

@@ -10,6 +10,7 @@ import { cancelAction, payAction } from "@/app/orders/[orderId]/actions";
 import { formatInZone, formatMoney } from "@/lib/format";
 import type { FanOrderView } from "@/lib/orders/queries";
 import { TicketQr } from "@/components/ticket-qr";
+import { formatShortCode } from "@/lib/tickets/short-code";
 
 const LIVE = new Set(["pending_payment", "paid"]);
 
@@ -174,6 +175,11 @@ export function OrderView({ initial }: { initial: FanOrderView }) {
               <li key={t.id} className="rounded-xl bg-white p-3 text-black" data-testid="ticket">
                 <TicketQr code={t.code} className="mx-auto w-48" />
                 <p className="mt-2 text-center text-sm font-semibold">{t.seatLabel}</p>
+                {t.shortCode && (
+                  <p className="text-center font-mono text-base tracking-widest" data-testid="ticket-short-code" aria-label={`Ticket code ${formatShortCode(t.shortCode)}`}>
+                    {formatShortCode(t.shortCode)}
+                  </p>
+                )}
               </li>
             ))}
           </ul>

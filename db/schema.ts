@@ -420,6 +420,12 @@ export const tickets = pgTable(
       .references(() => seats.id),
     /** Signed ticket code, verifiable offline. */
     code: text("code").notNull().unique(),
+    /**
+     * The short code a person can read out or type (10 Crockford base-32 characters, shown as
+     * XXXXX-XXXXX: lib/tickets/short-code.ts): the door looks a ticket up by it. Null only for
+     * tickets issued before it existed.
+     */
+    shortCode: text("short_code").unique(),
     status: ticketStatus("status").notNull().default("valid"),
     issuedAt: ts("issued_at").notNull().defaultNow(),
     checkedInAt: ts("checked_in_at"),
@@ -449,6 +455,32 @@ export const orderTransitions = pgTable(
 );
 
 /** Transactional outbox: written with the state change, relayed to Inngest afterwards. */
+/**
+ * The e-mail outbox (lib/mail/): a message to send is a row written in the same transaction as
+ * the change it reports (tickets issued, refunded, re-issued) or by the auth library (password
+ * reset); the worker sends due rows over SMTP and marks them sent (its only writer afterwards),
+ * retrying with back-off. `payload` holds what the message needs (an order id, a reset link);
+ * the message itself is rendered when sent.
+ */
+export const emails = pgTable(
+  "emails",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    /** What the message is: order_confirmation, tickets_reissued, order_refunded, password_reset (lib/mail/messages.ts). */
+    kind: text("kind").notNull(),
+    toAddress: text("to_address").notNull(),
+    payload: jsonb("payload").notNull(),
+    /** One message per cause (e.g. `order_confirmation:ord_…`): enqueuing it again keeps the first. */
+    dedupeKey: text("dedupe_key").notNull().unique(),
+    createdAt: createdAt(),
+    availableAt: ts("available_at").notNull().defaultNow(),
+    sentAt: ts("sent_at"),
+    attempts: integer("attempts").notNull().default(0),
+    lastError: text("last_error"),
+  },
+  (t) => [index("emails_unsent_idx").on(t.availableAt).where(sql`${t.sentAt} is null`)],
+);
+
 export const outbox = pgTable(
   "outbox",
   {

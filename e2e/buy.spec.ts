@@ -35,6 +35,18 @@ test("a fan picks 2 seats on the map, pays on the sandbox PSP and gets 2 tickets
   await expect(tickets.first().locator("svg")).toBeVisible();
   await expect(tickets.nth(1)).toContainText("Row B · Seat 4");
   await page.screenshot({ path: testInfo.outputPath("order-ticketed.png"), fullPage: true });
+  const codes = await page.getByTestId("ticket-short-code").allTextContents();
+  expect(codes).toHaveLength(2);
+
+  // The confirmation with both tickets reaches the fan's inbox (the local SMTP server, through the worker).
+  await expect(async () => {
+    await page.goto(`/dev/mailbox?to=${encodeURIComponent(FAN.email)}`);
+    await expect(page.getByTestId("mail").filter({ hasText: "Your tickets for Studio Session" }).first()).toBeVisible({ timeout: 1_000 });
+  }).toPass({ timeout: 30_000 });
+  const mail = page.getByTestId("mail").filter({ hasText: codes[0]! }).first();
+  await expect(mail).toContainText("Sec MAIN · Row B · Seat 3");
+  await expect(mail).toContainText(`Sec MAIN · Row B · Seat 4 — code ${codes[1]!}`);
+  await expect(mail).toContainText("2 attachments");
 
   await page.goto("/tickets");
   await expect(page.getByTestId("ticket")).toHaveCount(2);

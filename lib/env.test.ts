@@ -37,6 +37,14 @@ describe("parseEnv", () => {
   };
   const secrets = { BETTER_AUTH_SECRET: "a".repeat(32), TICKET_SIGNING_SECRET: "t".repeat(32), SANDBOX_PSP_WEBHOOK_SECRET: "w".repeat(32) };
 
+  it("the development mailbox page is refused off loopback, and SMTP_URL must be an smtp URL", () => {
+    expect(problems({ DEV_MAILBOX: "1" })).toEqual([]);
+    expect(problems({ ...secrets, DEV_MAILBOX: "1", APP_URL: "https://tickets.example" })).toEqual(["DEV_MAILBOX"]);
+    expect(problems({ ...secrets, DEV_MAILBOX: "1", HOST: "0.0.0.0" })).toEqual(["DEV_MAILBOX"]);
+    expect(problems({ SMTP_URL: "http://mail.example" })).toEqual(["SMTP_URL"]);
+    expect(parseEnv({ SMTP_URL: "smtps://u:p@smtp.example.com:465" }).SMTP_URL).toBe("smtps://u:p@smtp.example.com:465");
+  });
+
   it("no secret has a built-in value off loopback or in production (docs/adr/0012)", () => {
     // Off loopback: every secret is required, each named.
     expect(problems({ APP_URL: "https://tickets.example.com" })).toEqual(["BETTER_AUTH_SECRET", "SANDBOX_PSP_WEBHOOK_SECRET", "TICKET_SIGNING_SECRET"]);

@@ -107,6 +107,12 @@ const schema = z
     STRIPE_WEBHOOK_SECRET: z.string().startsWith("whsec_", "must be a Stripe webhook signing secret (whsec_…)").optional(),
     SANDBOX_PSP_WEBHOOK_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
     TICKET_SIGNING_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+    /** Where e-mail goes: `smtp://user:pass@host:587` or `smtps://…:465` (lib/mail/transport.ts); unset: messages wait in the outbox. */
+    SMTP_URL: z.url({ protocol: /^smtps?$/, error: "must be an smtp:// or smtps:// URL, e.g. smtp://user:password@smtp.example.com:587" }).optional(),
+    /** The sender of StarArena's e-mail. */
+    MAIL_FROM: z.string().min(3).default("StarArena <tickets@stararena.test>"),
+    /** Serves /dev/mailbox (every message the local development mailbox received, reset links included): only on a loopback APP_URL and HOST. */
+    DEV_MAILBOX: boolish,
     INNGEST_DEV: boolish,
     INNGEST_BASE_URL: z.url().optional(),
     INNGEST_EVENT_KEY: z.string().min(1).optional(),
@@ -137,6 +143,10 @@ const schema = z
           "is required in production: set PAYMENT_PROVIDER=stripe (with STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET) for real payments, " +
           "or PAYMENT_PROVIDER=sandbox for a demo with the built-in test PSP (anyone can approve their own checkout: never where real fans buy)",
       });
+    }
+    const loopback = isLoopbackHost(new URL(v.APP_URL).hostname) && (v.HOST === undefined || isLoopbackHost(v.HOST));
+    if (v.DEV_MAILBOX && !loopback) {
+      ctx.addIssue({ code: "custom", path: ["DEV_MAILBOX"], message: "shows every e-mail sent (password-reset links too): it is only allowed when APP_URL and HOST are loopback addresses" });
     }
     const provider = v.PAYMENT_PROVIDER ?? "sandbox";
     if (!local) {

@@ -39,9 +39,13 @@ clearRenderedPages();
 
 // As `npm start` runs it: the server forwards the waiting room's paths to the standalone door.
 const doorPort = process.env.E2E_DOOR_PORT ?? String(Number(port) + 1);
+// E-mail goes to the development mailbox; the tests read what it received (e2e/db.ts).
+const mailboxPort = process.env.E2E_MAILBOX_PORT ?? String(Number(port) + 2);
+const mail = { SMTP_URL: `smtp://127.0.0.1:${mailboxPort}`, DEV_MAILBOX: "1", MAILBOX_PORT: mailboxPort };
 const tree = supervise([
-  { name: "server", script: "scripts/serve.ts", args: ["-p", port, "-H", "127.0.0.1"], env: { ...process.env, DOOR_URL: `http://127.0.0.1:${doorPort}` } },
+  { name: "server", script: "scripts/serve.ts", args: ["-p", port, "-H", "127.0.0.1"], env: { ...process.env, ...mail, DOOR_URL: `http://127.0.0.1:${doorPort}` } },
   { name: "door", script: "scripts/door.ts", args: ["-p", doorPort, "-H", "127.0.0.1"], env: { ...process.env, TRUSTED_PROXY_HOPS: "1", DATABASE_POOL_MAX: "3" } },
-  { name: "worker", script: "scripts/worker.ts", env: { ...process.env, WORKER_INTERVAL_MS: "1000" } },
+  { name: "worker", script: "scripts/worker.ts", env: { ...process.env, ...mail, WORKER_INTERVAL_MS: "1000" } },
+  { name: "mailbox", script: "scripts/mailbox.ts", env: { ...process.env, ...mail } },
 ]);
 process.exit(await tree.done);

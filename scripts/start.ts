@@ -10,7 +10,8 @@
  *   6. serves it through scripts/serve.ts (Next's production server, or its development
  *      server with `--dev`) on HOST (127.0.0.1 when APP_URL is a loopback address, else
  *      0.0.0.0), with the door (scripts/door.ts, the waiting room's API, forwarded to by the
- *      server) and the worker beside it in one process tree (scripts/lib/processes.ts).
+ *      server) and the worker beside it in one process tree (scripts/lib/processes.ts), plus the
+ *      development mailbox (scripts/mailbox.ts) for a local demo without SMTP_URL.
  * Ctrl-C stops everything it started; so does the server dying (the worker is restarted).
  */
 import { loadProjectEnv } from "./load-env";
@@ -67,11 +68,19 @@ try {
   // on loopback beside the server, which forwards them (DOOR_URL) with the client address it
   // resolved: the door trusts exactly that one hop. `DOOR_URL=` in the environment turns it off.
   const doorUrl = process.env.DOOR_URL === "" ? undefined : `http://127.0.0.1:${e.DOOR_PORT}`;
+  // E-mail: without an SMTP_URL, a local demo (loopback APP_URL and HOST) gets the development
+  // mailbox (scripts/mailbox.ts), and /dev/mailbox shows what was sent; anywhere else mail waits
+  // in the outbox until SMTP_URL is set.
+  const loopback = isLoopbackHost(new URL(e.APP_URL).hostname) && isLoopbackHost(host);
+  const mailboxPort = process.env.MAILBOX_PORT ?? "2525";
+  const mail = !e.SMTP_URL && loopback ? { SMTP_URL: `smtp://127.0.0.1:${mailboxPort}`, DEV_MAILBOX: "1", MAILBOX_PORT: mailboxPort } : {};
+  log(e.SMTP_URL ? "▶ e-mail: SMTP_URL" : loopback ? `▶ e-mail: the development mailbox (SMTP 127.0.0.1:${mailboxPort}), read at ${new URL("/dev/mailbox", e.APP_URL)}` : "▶ e-mail: no SMTP_URL — messages wait in the outbox");
   const tree = supervise(
     [
-      { name: "server", script: "scripts/serve.ts", args: ["-p", String(e.PORT), "-H", host, ...(dev ? ["--dev"] : [])], env: { ...process.env, ...(doorUrl ? { DOOR_URL: doorUrl } : {}) } },
+      { name: "server", script: "scripts/serve.ts", args: ["-p", String(e.PORT), "-H", host, ...(dev ? ["--dev"] : [])], env: { ...process.env, ...mail, ...(doorUrl ? { DOOR_URL: doorUrl } : {}) } },
       ...(doorUrl ? [{ name: "door", script: "scripts/door.ts", args: ["-p", String(e.DOOR_PORT), "-H", "127.0.0.1"], restart: true, env: { ...process.env, TRUSTED_PROXY_HOPS: "1", DATABASE_POOL_MAX: "3" } }] : []),
-      { name: "worker", script: "scripts/worker.ts", restart: true },
+      { name: "worker", script: "scripts/worker.ts", restart: true, env: { ...process.env, ...mail } },
+      ...(mail.SMTP_URL ? [{ name: "mailbox", script: "scripts/mailbox.ts", restart: true, env: { ...process.env, ...mail } }] : []),
     ],
     { log },
   );

@@ -3,6 +3,7 @@ import { requireUser } from "@/lib/auth/session";
 import { db } from "@/lib/db";
 import { formatInZone } from "@/lib/format";
 import { getFanTickets } from "@/lib/orders/queries";
+import { formatShortCode } from "@/lib/tickets/short-code";
 import { TicketQr } from "@/components/ticket-qr";
 
 export const metadata = { title: "My tickets" };
@@ -25,6 +26,7 @@ export default async function MyTicketsPage() {
             <TicketQr code={t.code} className="mx-auto w-48" />
             <p className="mt-2 text-center font-semibold">{t.eventName}</p>
             <p className="text-center text-sm">{t.seatLabel}</p>
+            {t.shortCode && <p className="text-center font-mono tracking-widest">{formatShortCode(t.shortCode)}</p>}
             <p className="text-center text-xs text-black/60">{formatInZone(t.startsAt, t.timeZone)}</p>
             {t.status === "used" && <p className="text-center text-xs font-semibold text-red-600">Used</p>}
           </li>

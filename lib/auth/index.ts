@@ -2,13 +2,15 @@
  * Accounts: better-auth with its drizzle adapter over our Postgres (tables `user`,
  * `session`, `account`, `verification` in db/schema.ts). Email + password sign-in.
  * Every user has a `role`: "fan" (default, self sign-up) or "organizer" (seeded or
- * granted by an operator; never settable through sign-up).
+ * granted by an operator; never settable through sign-up). A forgotten password is reset by
+ * an e-mailed link (/forgot-password → the mail → /reset-password).
  */
 import { betterAuth } from "better-auth";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
 import { nextCookies } from "better-auth/next-js";
 import * as schema from "@/db/schema";
 import { db } from "@/lib/db";
+import { enqueueEmail } from "@/lib/mail/outbox";
 import { CLIENT_IP_HEADER } from "@/lib/client-ip";
 import { appOrigins, env } from "@/lib/env";
 
@@ -26,7 +28,18 @@ function createAuth() {
       provider: "pg",
       schema: { user: schema.user, session: schema.session, account: schema.account, verification: schema.verification },
     }),
-    emailAndPassword: { enabled: true, minPasswordLength: 8, autoSignIn: true },
+    emailAndPassword: {
+      enabled: true,
+      minPasswordLength: 8,
+      autoSignIn: true,
+      // The reset link goes out through the e-mail outbox (lib/mail/outbox.ts): queued here, sent by the worker.
+      sendResetPassword: async ({ user, url, token }) => {
+        await enqueueEmail(db(), "password_reset", { url, name: user.name }, user.email, `password_reset:${token}`);
+      },
+      // better-auth's default (1 h), said in the message.
+      resetPasswordTokenExpiresIn: 60 * 60,
+      revokeSessionsOnPasswordReset: true,
+    },
     user: {
       additionalFields: {
         role: { type: "string", input: false, required: false, defaultValue: "fan" },

@@ -5,6 +5,7 @@
  * server (or an unreachable one). Where Inngest is configured it also relays the outbox.
  * Beside the passes, on its own {@link PACING_INTERVAL_MS} beat (a slow pass must not delay
  * it), it paces admission to what the shop carries (lib/waiting-room/pacing.ts), when pacing is on.
+ * Each pass also sends the queued e-mail over SMTP (lib/mail/deliver.ts) when SMTP_URL is set.
  * Each pass calls idempotent lib/ functions, so overlapping with webhooks, browser
  * returns or a second worker is harmless; still, only the holder of the `local-worker`
  * lease (lib/jobs/lease.ts) runs passes, and a second worker says it is standing by.
@@ -12,6 +13,8 @@
 import type { Db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { keepLease } from "@/lib/jobs/lease";
+import { deliverEmails, type SendMail } from "@/lib/mail/deliver";
+import { smtpSender } from "@/lib/mail/transport";
 import { markOutboxHandledLocally, relayOutbox, type RelayedEvent } from "@/lib/outbox/relay";
 import { reconcile } from "@/lib/reconciliation/reconcile";
 import { sweep } from "@/lib/reconciliation/sweep";
@@ -34,6 +37,8 @@ export interface WorkerOptions {
    * Without it the outbox is marked handled locally, as when no Inngest server is configured.
    */
   send?: (events: RelayedEvent[]) => Promise<unknown>;
+  /** Sends one e-mail; default: SMTP from SMTP_URL (lib/mail/transport.ts), none when it is unset (messages wait). */
+  sendMail?: SendMail | null;
   log?: (line: string) => void;
 }
 
@@ -58,6 +63,8 @@ export function startLocalWorker(db: Db, opts: WorkerOptions = {}): () => Promis
   let stopped = false;
   let lastReconcile = 0;
   let lastRelayWarning = 0;
+  let lastMailWarning = 0;
+  const sendMail = opts.sendMail === undefined ? smtpSender() : opts.sendMail;
   let current: Promise<void> = Promise.resolve();
 
   async function pass() {
@@ -77,6 +84,15 @@ export function startLocalWorker(db: Db, opts: WorkerOptions = {}): () => Promis
     const did = s.expired + s.paidAtExpiry + s.paymentsQueried + s.ticketed + s.latePayments + s.extraCapturesRefunded;
     if (s.errors.length > 0) warn(`sweep: ${JSON.stringify(s)}`);
     else if (did > 0) log(`sweep: ${JSON.stringify(s)}`);
+    if (sendMail) {
+      const m = await deliverEmails(db, sendMail, { from: env().MAIL_FROM });
+      if (m.sent) log(`mail: ${m.sent} sent`);
+      // A dead mail server repeats every pass: say so at most once a minute.
+      if (m.failed && Date.now() - lastMailWarning >= 60_000) {
+        lastMailWarning = Date.now();
+        warn(`mail: ${m.failed} could not be sent, retried later (${m.errors[0]})`);
+      }
+    }
     if (Date.now() - lastReconcile >= reconcileEveryMs) {
       lastReconcile = Date.now();
       const r = await reconcile(db, { routine: true });
@@ -92,6 +108,7 @@ export function startLocalWorker(db: Db, opts: WorkerOptions = {}): () => Promis
   const lease = keepLease(db, "local-worker", { log });
   const loop = async () => {
     log(`${withInngest ? "relaying the outbox to Inngest and " : "no Inngest server configured: "}running the sweeps every ${intervalMs} ms`);
+    if (!sendMail) log("no SMTP_URL: e-mail waits in the outbox until one is set");
     await lease.ready;
     let overdue: Promise<void> | null = null;
     while (!stopped) {

@@ -18,7 +18,8 @@ export interface FanOrderView {
   seats: { label: string; priceLevel: string; priceMinor: number; status: string }[];
   /** The latest payment attempt, if any. */
   payment: { status: string; provider: string } | null;
-  tickets: { id: string; seatLabel: string; code: string; status: string }[];
+  /** `shortCode` as stored (format it with lib/tickets/short-code.ts `formatShortCode`); null for tickets older than short codes. */
+  tickets: { id: string; seatLabel: string; code: string; shortCode: string | null; status: string }[];
   /** True when the fan paid but the seats had gone and the money was (or is being) refunded. */
   refunded: boolean;
   /** True when the order was cancelled after its tickets were issued: the PSP had no record of its payment (docs/adr/0010). */
@@ -52,7 +53,7 @@ export async function getFanOrder(db: Db, orderId: string, fanId: string): Promi
       .orderBy(asc(seats.ordinal)),
     db.select({ status: payments.status, provider: payments.provider }).from(payments).where(eq(payments.orderId, orderId)).orderBy(desc(payments.createdAt)),
     db
-      .select({ id: tickets.id, code: tickets.code, status: tickets.status, seatLabel: seats.label })
+      .select({ id: tickets.id, code: tickets.code, shortCode: tickets.shortCode, status: tickets.status, seatLabel: seats.label })
       .from(tickets)
       .innerJoin(seats, eq(tickets.seatId, seats.id))
       .where(eq(tickets.orderId, orderId))
@@ -79,7 +80,7 @@ export async function getFanOrder(db: Db, orderId: string, fanId: string): Promi
 /** All of a fan's tickets, newest order first, with their codes (drawn as QR codes in the browser). */
 export async function getFanTickets(db: Db, fanId: string) {
   const rows = await db
-    .select({ id: tickets.id, code: tickets.code, status: tickets.status, seatLabel: seats.label, orderId: tickets.orderId, eventName: events.name, startsAt: events.startsAt, timeZone: events.timeZone })
+    .select({ id: tickets.id, code: tickets.code, shortCode: tickets.shortCode, status: tickets.status, seatLabel: seats.label, orderId: tickets.orderId, eventName: events.name, startsAt: events.startsAt, timeZone: events.timeZone })
     .from(tickets)
     .innerJoin(orders, eq(tickets.orderId, orders.id))
     .innerJoin(events, eq(tickets.eventId, events.id))

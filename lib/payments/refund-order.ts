@@ -13,6 +13,7 @@
 import { and, eq } from "drizzle-orm";
 import { orders, payments } from "@/db/schema";
 import type { Db } from "@/lib/db";
+import { enqueueEmailToUser } from "@/lib/mail/outbox";
 import { AppError } from "@/lib/errors";
 import type { ReopenResult } from "@/lib/inventory/reopen";
 import { endSoldOrder, reopenAfterEnd, type EndedOrder } from "@/lib/orders/end-sold";
@@ -79,7 +80,11 @@ export async function refundPaidOrder(
 
   const ended = await db.transaction(async (tx) => {
     const e = await endSoldOrder(tx, orderId, "refunded", cause);
-    if (e) await opts.withinTransaction?.(tx, e, refunded);
+    if (e) {
+      await opts.withinTransaction?.(tx, e, refunded);
+      const amountMinor = refunded.reduce((n, r) => n + r.amountMinor, 0);
+      await enqueueEmailToUser(tx, "order_refunded", { orderId, amountMinor, currency: refunded[0]?.currency ?? order.currency }, order.fanId, `order_refunded:${orderId}`);
+    }
     return e;
   });
   if (!ended) throw refused("conflict", "already_refunded", "This order has just been refunded by someone else.");

@@ -1,6 +1,7 @@
 /**
  * Ticket issuance: one ticket per sold line item, each with a signed code (./codes.ts)
- * that a door scanner verifies offline. Idempotent: running it twice, or from a
+ * that a door scanner verifies offline and a short code a person can type (./short-code.ts);
+ * the fan's confirmation e-mail is queued in the same transaction (lib/mail/outbox.ts). Idempotent: running it twice, or from a
  * webhook and a browser return at once, yields one set of tickets (the unique index on
  * tickets.line_item_id, and the guarded `paid → ticketed` transition).
  */
@@ -10,8 +11,10 @@ import type { Db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { newId } from "@/lib/ids";
 import { transitionOrder, type TransitionCause } from "@/lib/orders/state-machine";
+import { enqueueEmailToUser } from "@/lib/mail/outbox";
 import { enqueue } from "@/lib/outbox";
 import { signTicketCode } from "@/lib/tickets/codes";
+import { newShortCode } from "@/lib/tickets/short-code";
 
 /**
  * Issues the tickets of a paid order and moves it to `ticketed`.
@@ -36,7 +39,7 @@ export async function issueTickets(db: Db, orderId: string, cause: TransitionCau
     items.map(async (item) => {
       const id = newId("tkt");
       const code = await signTicketCode({ ticketId: id, eventId: order.eventId, seatLabel: item.label, orderId }, secret);
-      return { id, orderId, lineItemId: item.id, eventId: order.eventId, seatId: item.seatId, code };
+      return { id, orderId, lineItemId: item.id, eventId: order.eventId, seatId: item.seatId, code, shortCode: newShortCode() };
     }),
   );
   await db.transaction(async (tx) => {
@@ -48,7 +51,11 @@ export async function issueTickets(db: Db, orderId: string, cause: TransitionCau
       transitionOrder(tx, orderId, "paid", "ticketed", cause),
     ]);
     if (ticketed) {
-      await enqueue(tx, "order/ticketed", { orderId, eventId: order.eventId }, `order/ticketed:${orderId}`);
+      // The job event and the fan's confirmation with the tickets, with the change or not at all.
+      await Promise.all([
+        enqueue(tx, "order/ticketed", { orderId, eventId: order.eventId }, `order/ticketed:${orderId}`),
+        enqueueEmailToUser(tx, "order_confirmation", { orderId }, order.fanId, `order_confirmation:${orderId}`),
+      ]);
     }
   });
   return items.length;

@@ -13,7 +13,9 @@ import { orders, seats, tickets } from "@/db/schema";
 import type { Db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { enqueueEmailToUser } from "@/lib/mail/outbox";
 import { signTicketCode } from "@/lib/tickets/codes";
+import { newShortCode } from "@/lib/tickets/short-code";
 
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
@@ -70,7 +72,8 @@ export async function rotateTicketCodes(
     for (const t of current) {
       const changed = await tx
         .update(tickets)
-        .set({ code: fresh.get(t.id)!, issuedAt: sql`now()` })
+        // The short code changes with the signed one: a leaked short code stops working too.
+        .set({ code: fresh.get(t.id)!, shortCode: newShortCode(), issuedAt: sql`now()` })
         .where(and(eq(tickets.id, t.id), eq(tickets.status, "valid"), eq(tickets.code, t.code)))
         .returning({ id: tickets.id });
       if (changed.length !== 1) {
@@ -81,6 +84,8 @@ export async function rotateTicketCodes(
       await opts.onRotated?.(tx, { id: t.id, seatLabel: t.seatLabel }, t.code, fresh.get(t.id)!);
     }
     if (reissued.length === 0) await opts.onNothingRotated?.(tx, skipped);
+    // The fan learns of the new codes (one message per re-issue: the key carries the new codes' time).
+    else await enqueueEmailToUser(tx, "tickets_reissued", { orderId }, order.fanId, `tickets_reissued:${orderId}:${Date.now()}`);
     return { orderId, reissued, skipped };
   });
 }
