@@ -11,6 +11,7 @@ import { user } from "@/db/schema";
 import { closeDb, db } from "@/lib/db";
 import { createEvent } from "@/lib/events/create";
 import { findVenueBySlug } from "@/lib/venues/store";
+import { ARENA_PRICE_LEVELS } from "@/scripts/lib/seed";
 
 /** Creates a published 50-seat studio show whose on-sale opens `inSeconds` from now. */
 export async function createQueueShow(opts: { slug: string; inSeconds: number; ratePerMinute: number; activeCap: number; holdMinutes?: number }): Promise<string> {
@@ -52,13 +53,7 @@ export async function createArenaShow(slug: string): Promise<string> {
     startsAt: new Date(now + 14 * 86_400_000),
     onSaleAt: new Date(now - 60_000),
     timeZone: venue.timeZone,
-    priceLevels: [
-      { name: "Floor standing", priceMinor: 12_900, currency: "EUR", color: "#e11d48", seats: [{ tier: "floor" }] },
-      { name: "Premium lower", priceMinor: 16_900, currency: "EUR", color: "#7c3aed", seats: [{ tier: "lower", rows: { from: 1, to: 8 } }] },
-      { name: "Lower bowl", priceMinor: 11_900, currency: "EUR", color: "#2563eb", seats: [{ tier: "lower" }] },
-      { name: "Upper bowl", priceMinor: 7_900, currency: "EUR", color: "#0d9488", seats: [{ tier: "upper", rows: { from: 1, to: 12 } }] },
-      { name: "Upper rear", priceMinor: 4_900, currency: "EUR", color: "#ca8a04", seats: [{ tier: "upper" }] },
-    ],
+    priceLevels: [...ARENA_PRICE_LEVELS],
   });
   await closeDb();
   return eventId;

@@ -1,7 +1,7 @@
 /**
- * Sending queued e-mail (./outbox.ts) from the worker: due rows, oldest first, locked with
- * SKIP LOCKED (two workers never send one row), each rendered (./messages.ts) and handed to
- * the SMTP transport. A failure leaves the row queued with its error and a later
+ * Sending queued e-mail (./outbox.ts) from the worker: due rows, oldest first, claimed with
+ * SKIP LOCKED in a short transaction (two workers never send one row), then each rendered
+ * (./messages.ts) and handed to the SMTP transport outside any transaction. A failure leaves the row queued with its error and a later
  * `available_at` (exponential back-off, 10 s … 1 h); after {@link MAX_ATTEMPTS} it stays as a
  * failure an operator can see (`sent_at` null, `attempts` = the limit). Nothing is lost.
  */
@@ -9,6 +9,9 @@ import { sql } from "drizzle-orm";
 import type { Db } from "@/lib/db";
 import { renderEmail, type RenderedEmail } from "@/lib/mail/messages";
 import type { EmailKind, EmailPayloads } from "@/lib/mail/outbox";
+
+/** How long a pass's claim on a row lasts (s): a worker that dies mid-pass leaves its rows to the next pass after this. */
+export const CLAIM_SECONDS = 300;
 
 /** Attempts before a message is left for an operator. */
 export const MAX_ATTEMPTS = 12;
@@ -32,29 +35,34 @@ type Row = { id: number; kind: EmailKind; to_address: string; payload: EmailPayl
 export async function deliverEmails(db: Db, send: SendMail, opts: { from: string; limit?: number; now?: Date }): Promise<DeliveryReport> {
   const now = opts.now ?? new Date();
   const report: DeliveryReport = { sent: 0, failed: 0, errors: [] };
-  await db.transaction(async (tx) => {
-    const rows = (await tx.execute(
-      sql`select id, kind, to_address, payload, attempts from emails
+  // Claim the due rows in a short transaction (pushed {@link CLAIM_SECONDS} ahead, so another
+  // pass leaves them alone), then talk SMTP outside any transaction: a slow or dead mail server
+  // never holds a Postgres connection or row locks for its timeouts.
+  const rows = (await db.execute(
+    sql`update emails set available_at = ${now.toISOString()}::timestamptz + ${CLAIM_SECONDS} * interval '1 second'
+        where id in (
+          select id from emails
           where sent_at is null and attempts < ${MAX_ATTEMPTS} and available_at <= ${now.toISOString()}
-          order by id limit ${opts.limit ?? 20} for update skip locked`,
-    )) as unknown as Row[];
-    for (const row of rows) {
-      try {
-        const message = await renderEmail(db, row.kind, row.payload);
-        await send({ ...message, to: row.to_address, from: opts.from });
-        await tx.execute(sql`update emails set sent_at = now(), last_error = null, attempts = attempts + 1 where id = ${row.id}`);
-        report.sent++;
-      } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        report.failed++;
-        report.errors.push(`${row.kind} to ${row.to_address}: ${message}`);
-        await tx.execute(
-          sql`update emails set attempts = attempts + 1, last_error = ${message.slice(0, 500)},
-                available_at = ${now.toISOString()}::timestamptz + least(interval '1 hour', interval '10 seconds' * power(2, attempts))
-              where id = ${row.id}`,
-        );
-      }
+          order by id limit ${opts.limit ?? 20} for update skip locked)
+        returning id, kind, to_address, payload, attempts`,
+  )) as unknown as Row[];
+  rows.sort((a, b) => a.id - b.id);
+  for (const row of rows) {
+    try {
+      const message = await renderEmail(db, row.kind, row.payload);
+      await send({ ...message, to: row.to_address, from: opts.from });
+      await db.execute(sql`update emails set sent_at = now(), last_error = null, attempts = attempts + 1 where id = ${row.id}`);
+      report.sent++;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      report.failed++;
+      report.errors.push(`${row.kind} to ${row.to_address}: ${message}`);
+      await db.execute(
+        sql`update emails set attempts = attempts + 1, last_error = ${message.slice(0, 500)},
+              available_at = ${now.toISOString()}::timestamptz + least(interval '1 hour', interval '10 seconds' * power(2, attempts))
+            where id = ${row.id}`,
+      );
     }
-  });
+  }
   return report;
 }

@@ -12,6 +12,7 @@ import { events } from "@/db/schema";
 import { ensureUser } from "@/lib/auth/users";
 import type { Db } from "@/lib/db";
 import { createEvent } from "@/lib/events/create";
+import type { PriceLevelInput } from "@/lib/events/seat-rules";
 import { utcToZonedLocal, zonedLocalToUtc } from "@/lib/time-zone";
 import { arenaPlan, studioPlan } from "@/lib/venues/plan";
 import { createVenue, findVenueBySlug } from "@/lib/venues/store";
@@ -25,6 +26,15 @@ const DEMO_ACCOUNTS = [
 ] as const;
 
 export const DEMO_EVENT_SLUG = "nova-lights-world-tour";
+
+/** The demo show's five price levels in the arena (the upper bowl's front 12 rows at €79.00); e2e shows in the arena reuse them. */
+export const ARENA_PRICE_LEVELS: readonly PriceLevelInput[] = [
+  { name: "Floor standing", priceMinor: 12_900, currency: "EUR", color: "#e11d48", seats: [{ tier: "floor" }] },
+  { name: "Premium lower", priceMinor: 16_900, currency: "EUR", color: "#7c3aed", seats: [{ tier: "lower", rows: { from: 1, to: 8 } }] },
+  { name: "Lower bowl", priceMinor: 11_900, currency: "EUR", color: "#2563eb", seats: [{ tier: "lower" }] },
+  { name: "Upper bowl", priceMinor: 7_900, currency: "EUR", color: "#0d9488", seats: [{ tier: "upper", rows: { from: 1, to: 12 } }] },
+  { name: "Upper rear", priceMinor: 4_900, currency: "EUR", color: "#ca8a04", seats: [{ tier: "upper" }] },
+];
 export const TEST_EVENT_SLUG = "studio-session";
 
 /** What {@link seedDemo} did. */
@@ -79,13 +89,7 @@ export async function seedDemo(db: Db, opts: { onSaleDelayMinutes: number; now?:
       perFanLimit: 4,
       admissionRatePerMinute: 1_000,
       activeCap: 2_000,
-      priceLevels: [
-        { name: "Floor standing", priceMinor: 12_900, currency: "EUR", color: "#e11d48", seats: [{ tier: "floor" }] },
-        { name: "Premium lower", priceMinor: 16_900, currency: "EUR", color: "#7c3aed", seats: [{ tier: "lower", rows: { from: 1, to: 8 } }] },
-        { name: "Lower bowl", priceMinor: 11_900, currency: "EUR", color: "#2563eb", seats: [{ tier: "lower" }] },
-        { name: "Upper bowl", priceMinor: 7_900, currency: "EUR", color: "#0d9488", seats: [{ tier: "upper", rows: { from: 1, to: 12 } }] },
-        { name: "Upper rear", priceMinor: 4_900, currency: "EUR", color: "#ca8a04", seats: [{ tier: "upper" }] },
-      ],
+      priceLevels: [...ARENA_PRICE_LEVELS],
     });
     demo = (await db.query.events.findFirst({ where: eq(events.slug, DEMO_EVENT_SLUG) }))!;
     created.push(`show ${demo.name}, on-sale ${demo.onSaleAt.toISOString()}`);
