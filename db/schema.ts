@@ -9,6 +9,7 @@
  */
 import { sql } from "drizzle-orm";
 import {
+  type AnyPgColumn,
   bigint,
   bigserial,
   boolean,
@@ -31,8 +32,8 @@ const updatedAt = () => ts("updated_at").notNull().defaultNow();
 
 // ─── Accounts (better-auth tables; field names are better-auth's) ─────────────
 
-/** Roles: fans buy; organizers run shows and reach /admin. */
-export const userRole = pgEnum("user_role", ["fan", "organizer"]);
+/** Roles: fans buy; organizers run shows and reach /admin; door staff check tickets in for one organizer's shows and see nothing else. */
+export const userRole = pgEnum("user_role", ["fan", "organizer", "door_staff"]);
 
 export const user = pgTable("user", {
   id: text("id").primaryKey(),
@@ -41,6 +42,10 @@ export const user = pgTable("user", {
   emailVerified: boolean("email_verified").notNull().default(false),
   image: text("image"),
   role: userRole("role").notNull().default("fan"),
+  /** The language the person last chose or their browser asked for (`en`, `zh-CN`; lib/i18n): e-mails are written in it. Null until known. */
+  locale: text("locale"),
+  /** For door staff: the organizer whose shows they may check tickets in for. Null for everyone else. */
+  staffOf: text("staff_of").references((): AnyPgColumn => user.id, { onDelete: "cascade" }),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
