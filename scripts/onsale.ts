@@ -283,7 +283,17 @@ let tick = 0;
 // and the sweeps converging (hold time + 20 s), the checks and the report (~10 s). (At a sell-out
 // nothing is held any more, so the end takes seconds.)
 const endAllowanceMs = (10 + cfg.holdMinutes * 60 + 20 + RECONCILE_EVERY_MS / 1000 + 10) * 1000;
-const deadline = Math.min(cfg.timeLimit > 0 ? onSaleAt + cfg.timeLimit * 1000 : Infinity, cfg.budget > 0 ? tStart + cfg.budget * 1000 - endAllowanceMs : Infinity);
+const budgetAt = cfg.budget > 0 ? tStart + cfg.budget * 1000 - endAllowanceMs : Infinity;
+const deadline = Math.min(cfg.timeLimit > 0 ? onSaleAt + cfg.timeLimit * 1000 : Infinity, budgetAt);
+/**
+ * The time limit's last call: seats free right at the limit (a hold that had just run out, swept
+ * back a moment before) are offered to the fans still shopping for up to this long — they see
+ * them within seconds (the availability's 1-s cache, a look every 2–4 s) — rather than counted
+ * unsold because the run stopped first. Never past the --budget's bound.
+ */
+const LAST_CALL_MS = 10_000;
+const lastCallEnds = Math.min(deadline + LAST_CALL_MS, budgetAt);
+let lastCall = false;
 if (cfg.budget > 0) log(`the sale stops by t=${Math.round((deadline - onSaleAt) / 1000)} s to finish within the ${cfg.budget}-s budget`);
 // Outages (--outage): Redis dies 8 s into the sale and comes back; then Postgres is cut. Each is probed (lib/simulator/outage.ts).
 const { outageViolations, probeTargets, runOutage } = await import("@/lib/simulator/outage");
@@ -334,7 +344,13 @@ while (!stopped) {
     crowdSend({ type: "sold-out" });
     log(`SOLD OUT ${((soldOutAt - onSaleAt) / 1000).toFixed(1)} s after the on-sale; the door still owes ${owedAnswers().toLocaleString("en")} fans their first answer`);
   }
-  if ((shopClosed && crowdProgress?.soldOut && owedAnswers() === 0) || Date.now() > deadline) {
+  const freeNow = capacity - sold - heldNow;
+  const offering = freeNow > 0 && !shopClosed && lastPublic.servingCounter < lastPublic.queueLength && Date.now() <= lastCallEnds;
+  if (Date.now() > deadline && offering && !lastCall) {
+    lastCall = true;
+    log(`time limit: ${freeNow} seat(s) free right now — a last call of up to ${LAST_CALL_MS / 1000} s for the fans still shopping`);
+  }
+  if ((shopClosed && crowdProgress?.soldOut && owedAnswers() === 0) || (Date.now() > deadline && !offering)) {
     stopped = true;
     sale.stop();
     crowdSend({ type: "stop" });
@@ -362,6 +378,21 @@ if (cfg.inject) {
   log(`INJECTED on purpose: ${await injectViolation(db(), eventId, kind)} — this run must fail`);
 }
 const invariants = await checkInvariants(db(), { eventId, graceMs: 0 });
+// Seats unsold in the end whose last hold was still running when the sale stopped (it ran out
+// after the stop, unpaid): by a fan the fault mix made a non-payer, nobody else could have bought
+// them within the sale (explained); by a fan who meant to pay, they are a failure like any other.
+const heldAtStop = { byNonPayers: 0, byPayers: 0 };
+{
+  const expiredAfterStop = (await db().execute(
+    sql`select o.id, array_agg(distinct li.seat_id) as seats from orders o join line_items li on li.order_id = o.id
+        where o.event_id = ${eventId} and o.status = 'expired' and o.hold_expires_at > ${new Date(saleEndedAt).toISOString()}
+          and not exists (select 1 from line_items s where s.event_id = li.event_id and s.seat_id = li.seat_id and s.status = 'sold')
+        group by o.id`,
+  )) as unknown as { id: string; seats: number[] }[];
+  const seatsOf = (rows: typeof expiredAfterStop) => new Set(rows.flatMap((r) => r.seats)).size;
+  heldAtStop.byNonPayers = seatsOf(expiredAfterStop.filter((r) => sale.unpaidByDesign.has(r.id)));
+  heldAtStop.byPayers = seatsOf(expiredAfterStop.filter((r) => !sale.unpaidByDesign.has(r.id)));
+}
 // Fairness from the waiting room's own records (Redis): the pre-queue draw and the later positions (checked by the crowd, who saw the joins).
 const fairness = crowdDone.fairness;
 const finalCounters = counters();
@@ -378,6 +409,7 @@ const job = R.jobViolations({
   capacity,
   sold,
   queueExhausted: lastPublic.servingCounter >= lastPublic.queueLength,
+  heldAtStopByNonPayers: heldAtStop.byNonPayers,
   // Fans who tried and never got a place: joins that failed for good, and those the door had not answered when the sale stopped.
   fansNeverQueued: finalCounters.joinFailed + crowdDone.progress.arrivedNotLaunched + crowdDone.progress.joining,
   doorJoinP99Ms: R.percentile(joinServerTimes, 0.99),
@@ -455,6 +487,8 @@ const report = {
   outages: outageReports,
   counters: finalCounters,
   fates,
+  /** Seats unsold in the end, and those whose last hold was still running when the sale stopped (by non-paying fans: explained). */
+  unsold: { seats: capacity - sold, heldAtStopByNonPayers: heldAtStop.byNonPayers, heldAtStopByPayers: heldAtStop.byPayers },
   ordersByStatus,
   config: { ...cfg, holdSeconds: cfg.holdMinutes * 60, url: baseUrl },
   fans: cfg.fans,
@@ -468,6 +502,12 @@ console.log(
     `${cfg.url ? cfg.url : `${baseUrls.length} app instance(s)`} + local worker, simulator on the same machine: ${report.machine.cores} × ${report.machine.cpu}, ${report.machine.memoryGiB} GiB, Node ${report.machine.node}`,
 );
 console.log(`sold ${sold}/${capacity}${report.timeToSellOutSeconds !== null ? ` in ${report.timeToSellOutSeconds} s` : ""}; tickets ${tickets}; orders ${JSON.stringify(ordersByStatus)}; converged in ${report.convergeSeconds} s`);
+if (sold < capacity) {
+  console.log(
+    `unsold ${capacity - sold}: ${heldAtStop.byNonPayers} held when the sale stopped by fans who never paid, their holds still running (explained)` +
+      `${heldAtStop.byPayers > 0 ? `, ${heldAtStop.byPayers} held then by fans who meant to pay` : ""}${lastPublic.servingCounter >= lastPublic.queueLength ? "; every queued fan had a turn" : ""}`,
+  );
+}
 console.log(`violations: ${Object.entries(violations).map(([k, v]) => `${k} ${v}`).join(", ")}`);
 console.log(
   `fairness: pre-queue ${fairness.preQueueFans} fans, permutation ${fairness.preQueuePermutation}, rho ${fairness.preQueueRho.toFixed(4)} (|rho| ≤ ${fairness.preQueueRhoBound.toFixed(4)}); later ${fairness.laterFans} fans, FIFO violations ${fairness.fifoViolations}, rho ${fairness.laterRho.toFixed(4)}`,

@@ -86,6 +86,14 @@ export interface Sale {
   /** Fans whose first join has not been answered yet (started, waiting for a socket, or in flight). */
   readonly joining: number;
   readonly fates: Record<string, number>;
+  /**
+   * Orders whose fan the fault mix made a non-payer within the hold: it abandons, only forges
+   * a webhook, gives up after a decline, or pays only after the hold expired (a late capture).
+   * Their seats come back only when the hold runs out, so a seat such a fan held when the sale
+   * stopped could not have been bought by anyone else within the sale (lib/simulator/report.ts,
+   * {@link jobViolations}).
+   */
+  readonly unpaidByDesign: ReadonlySet<string>;
   /** Pre-queue joins (when each answered) and later joins (sent, answered, position), for the fairness check. */
   readonly preJoins: { fanId: string; doneAt: number }[];
   readonly laterJoins: (TimedJoin & { fanId: string })[];
@@ -104,6 +112,7 @@ export function createSale(setup: SaleSetup): Sale {
   let joining = 0;
   const counters = newCounters();
   const fates: Record<string, number> = {};
+  const unpaidByDesign = new Set<string>();
   const preJoins: { fanId: string; doneAt: number }[] = [];
   const laterJoins: (TimedJoin & { fanId: string })[] = [];
   // A fan's pause ends early when the sale stops. Each pause registers its own wake-up (and
@@ -234,6 +243,7 @@ export function createSale(setup: SaleSetup): Sale {
 
   async function pay(i: number, order: { orderId: string; holdExpiresAt: string; totalMinor: number; currency: string; checkoutUrl?: string }, fate: Fate): Promise<void> {
     fates[fate] = (fates[fate] ?? 0) + 1;
+    if (fate === "abandon" || fate === "forged" || fate === "lateCapture") unpaidByDesign.add(order.orderId);
     if (fate === "abandon") {
       counters.abandoned++;
       return;
@@ -309,7 +319,10 @@ export function createSale(setup: SaleSetup): Sale {
     await sleep(rand(1_000, 4_000)); // typing the card number
     if (fate === "decline") {
       await act(id, "decline");
-      if (Math.random() < 0.5) return; // gives up: the hold expires and the seats go back on sale
+      if (Math.random() < 0.5) {
+        unpaidByDesign.add(order.orderId);
+        return; // gives up: the hold expires and the seats go back on sale
+      }
       await sleep(rand(1_000, 3_000));
       id = await checkout(); // tries another card
       if (!id) return;
@@ -458,6 +471,7 @@ export function createSale(setup: SaleSetup): Sale {
       return joining;
     },
     fates,
+    unpaidByDesign,
     preJoins,
     laterJoins,
   };

@@ -84,6 +84,12 @@ describe("simulator statistics", () => {
     expect(jobViolations({ ...done, doorJoinP99Ms: 100.5 }).doorP99OverBound).toBe(1);
     expect(jobViolations({ ...done, doorJoinP99Ms: null }).doorP99OverBound).toBe(1);
     expect(passed(jobViolations({ ...done, sold: 499 }))).toBe(false);
+    // The last seat was held, its hold still running, by a fan who never paid when the time limit
+    // stopped the sale: nobody else could have bought it within the sale — explained.
+    expect(jobViolations({ ...done, sold: 499, heldAtStopByNonPayers: 1 }).notSoldOut).toBe(0);
+    // Only those seats: one more seat unsold (free at the stop, or held by a fan who meant to pay) still fails.
+    expect(jobViolations({ ...done, sold: 498, heldAtStopByNonPayers: 1 }).notSoldOut).toBe(1);
+    expect(passed(jobViolations({ ...done, sold: 498, heldAtStopByNonPayers: 1 }))).toBe(false);
   });
 
   it("draws the chart as inline SVG", () => {

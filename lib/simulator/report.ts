@@ -126,6 +126,13 @@ export interface SaleOutcome {
   sold: number;
   /** Every fan who joined had had its turn when the sale stopped (serving counter ≥ queue length). */
   queueExhausted: boolean;
+  /**
+   * Seats unsold in the end that, when the sale stopped, were held by a hold still running
+   * whose fan the fault mix had made a non-payer (abandoned, forged, gave up after a decline,
+   * paid only after the expiry) and whose order then ended unpaid: until that hold ran out no
+   * other fan could buy them, and it ran out after the sale. (0 when none.)
+   */
+  heldAtStopByNonPayers?: number;
   /** Fans who tried to join and never got a queue position. */
   fansNeverQueued: number;
   /** The door's server-side join p99 (ms, from Server-Timing), null when no join carried it. */
@@ -138,13 +145,16 @@ export interface SaleOutcome {
  * The run's job, as counts that must be zero — so a run that broke nothing but did not do
  * the job fails too:
  * - `notSoldOut`: seats left unsold although fans were still waiting for a turn (a sale whose
- *   every queued fan had a turn may end with seats nobody wanted: that is explained, not failed);
+ *   every queued fan had a turn may end with seats nobody wanted: that is explained, not failed;
+ *   so are seats a non-paying fan still held, its hold running, when the sale stopped —
+ *   {@link SaleOutcome.heldAtStopByNonPayers}; a seat free at the stop, held by a fan who meant
+ *   to pay, or held past its expiry is still a failure);
  * - `fansNeverQueued`: fans who tried and never got a place in the queue;
  * - `doorP99OverBound`: 1 when the door's join p99 exceeded its bound (or no join reported one).
  */
 export function jobViolations(o: SaleOutcome): Record<"notSoldOut" | "fansNeverQueued" | "doorP99OverBound", number> {
   return {
-    notSoldOut: o.queueExhausted ? 0 : Math.max(0, o.capacity - o.sold),
+    notSoldOut: o.queueExhausted ? 0 : Math.max(0, o.capacity - o.sold - (o.heldAtStopByNonPayers ?? 0)),
     fansNeverQueued: o.fansNeverQueued,
     doorP99OverBound: o.doorJoinP99Ms === null || o.doorJoinP99Ms > o.doorP99BoundMs ? 1 : 0,
   };
