@@ -1,4 +1,5 @@
 import type { NextConfig } from "next";
+import createNextIntlPlugin from "next-intl/plugin";
 
 /**
  * Next.js configuration for StarArena.
@@ -6,6 +7,7 @@ import type { NextConfig } from "next";
  * - `serverExternalPackages` keeps the TCP Redis client and postgres.js out of the bundle.
  * - `NEXT_DIST_DIR` lets `npm test` build into its own folder, so tests never rebuild the
  *   `.next` a running `npm start` is serving from.
+ * - next-intl's plugin points at the request configuration (lib/i18n/request.ts, ADR 0018).
  */
 const nextConfig: NextConfig = {
   distDir: process.env.NEXT_DIST_DIR || ".next",
@@ -15,4 +17,4 @@ const nextConfig: NextConfig = {
   serverExternalPackages: ["ioredis", "postgres"],
 };
 
-export default nextConfig;
+export default createNextIntlPlugin("./lib/i18n/request.ts")(nextConfig);

@@ -1,28 +1,50 @@
 /**
- * Next's proxy, for the one rule that needs the app's data before a cached page renders:
- * /events/<slug> for a slug no published show has is answered with the static not-found page
- * (404) instead of rendering "not found" into the ISR cache (lib/events/slugs.ts). When the
- * database cannot tell, the request goes through, so cached show pages keep serving.
+ * Next's proxy, for the two rules that must run before a cached page renders:
+ *
+ * - **Language.** Every fan page lives under `app/[locale]/`; the proxy rewrites `/events/x`
+ *   to `/zh-CN/events/x` or `/en/events/x` from the `NEXT_LOCALE` cookie, else the browser's
+ *   Accept-Language (lib/i18n/config.ts), so the address a fan sees never changes and each
+ *   page is still rendered once per language (ISR), not once per visitor (docs/adr/0018).
+ * - **Unknown shows.** /events/<slug> for a slug no published show has is answered with the
+ *   prerendered not-found page (404) instead of rendering "not found" into the ISR cache
+ *   (lib/events/slugs.ts). When the database cannot tell, the request goes through, so
+ *   cached show pages keep serving.
+ *
  * The network rules (client address, malformed paths, foreign-origin actions) live in the
  * HTTP server (scripts/serve.ts), in front of this.
  */
 import { NextResponse, type NextRequest } from "next/server";
 import { db } from "@/lib/db";
 import { isPublishedSlug } from "@/lib/events/slugs";
+import { localeOfRequest } from "@/lib/i18n/config";
+
+/** `/events/<slug>` exactly (not its queue page). */
+const SHOW_PAGE = /^\/events\/([^/]+)\/?$/;
 
 export async function proxy(req: NextRequest) {
-  const segment = req.nextUrl.pathname.split("/")[2] ?? "";
-  let slug: string;
-  try {
-    slug = decodeURIComponent(segment);
-  } catch {
-    slug = "";
+  const locale = localeOfRequest(req.headers);
+  const { pathname } = req.nextUrl;
+  // On the request's own origin (req.url), so Next rewrites internally: nextUrl's host may read
+  // "localhost" where the request came to 127.0.0.1, which would make this an external proxy.
+  const url = new URL(req.url);
+  url.pathname = `/${locale}${pathname === "/" ? "" : pathname}`;
+  const show = SHOW_PAGE.exec(pathname);
+  if (show) {
+    let slug: string;
+    try {
+      slug = decodeURIComponent(show[1]!);
+    } catch {
+      slug = "";
+    }
+    // A path no page matches: the catch-all answers it with the not-found page, prerendered at build.
+    if ((await isPublishedSlug(db(), slug)) === false) url.pathname = `/${locale}/_stararena/unknown-show`;
   }
-  if ((await isPublishedSlug(db(), slug)) === false) {
-    // A path no route matches: Next answers it with app/not-found.tsx, prerendered at build.
-    return NextResponse.rewrite(new URL("/_stararena/unknown-show", req.url));
-  }
-  return NextResponse.next();
+  const res = NextResponse.rewrite(url);
+  res.headers.set("Content-Language", locale);
+  // The same address answers in two languages: a shared cache must key on them (docs/adr/0018).
+  res.headers.set("Vary", "Accept-Language, Cookie");
+  return res;
 }
 
-export const config = { matcher: "/events/:slug" };
+/** Fan pages only: not the APIs, Next's own files, static files, the organizer's /admin or the /dev tools. */
+export const config = { matcher: ["/((?!api/|_next/|admin|dev/|sandbox-psp/api/|.*\\.).*)"] };

@@ -1,14 +1,23 @@
 import Link from "next/link";
+import { SiteShell } from "@/components/site-shell";
+import { translator } from "@/lib/i18n/translate";
 
-/** Shown with HTTP 403 when a signed-in user lacks the role for a page (e.g. a fan opening /admin). */
+/**
+ * Shown with HTTP 403 when a signed-in user lacks the role for a page (e.g. a fan opening
+ * /admin). In English, like the organizer pages it guards: Next renders this boundary into
+ * every page's payload, so it must not read the request (that would make every page dynamic).
+ */
 export default function Forbidden() {
+  const t = translator("en", "Forbidden");
   return (
-    <div className="space-y-3">
-      <h1 className="text-3xl font-bold">403 — Organizers only</h1>
-      <p className="text-white/70">This part of StarArena is for show organizers. Your account is a fan account.</p>
-      <Link href="/" className="underline">
-        Back to the shows
-      </Link>
-    </div>
+    <SiteShell locale="en">
+      <div className="space-y-3">
+        <h1 className="text-3xl font-bold">{t("title")}</h1>
+        <p className="text-white/70">{t("body")}</p>
+        <Link href="/" className="underline">
+          {t("back")}
+        </Link>
+      </div>
+    </SiteShell>
   );
 }

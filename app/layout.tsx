@@ -1,8 +1,5 @@
 import type { Metadata } from "next";
-import Link from "next/link";
 import type { ReactNode } from "react";
-import { UserMenu } from "@/components/user-menu";
-import { Providers } from "./providers";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -13,23 +10,12 @@ export const metadata: Metadata = {
   manifest: "/manifest.webmanifest",
 };
 
-/** The shell. It reads no cookies, so pages below it stay cacheable; the user menu loads client-side. */
+/**
+ * The root passes through: each part of the site renders its own `<html>` through
+ * components/site-shell.tsx — fan pages in app/[locale]/layout.tsx (their language is in
+ * the path the proxy rewrote to, so they stay static per language), the organizer's in
+ * app/admin/layout.tsx, the dev tools in app/dev/layout.tsx (docs/adr/0018).
+ */
 export default function RootLayout({ children }: { children: ReactNode }) {
-  return (
-    <html lang="en">
-      <body className="min-h-screen antialiased">
-        <Providers>
-          <header className="border-b border-white/10 bg-black/30">
-            <nav className="mx-auto flex max-w-6xl items-center justify-between gap-3 px-4 py-3">
-              <Link href="/" className="shrink-0 text-lg font-bold tracking-tight">
-                ★ StarArena
-              </Link>
-              <UserMenu />
-            </nav>
-          </header>
-          <main className="mx-auto max-w-6xl px-4 py-8">{children}</main>
-        </Providers>
-      </body>
-    </html>
-  );
+  return children;
 }

@@ -1,13 +1,25 @@
 "use client";
 /** Email + password sign-in / sign-up form (better-auth client). Returns to `?next=` afterwards. */
 import Link from "next/link";
+import { useTranslations } from "next-intl";
 import { useRouter, useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { authClient } from "@/lib/auth/client";
 import { safeNextPath } from "@/lib/redirects";
 
+/** better-auth's error codes with words of our own (catalogue `Auth.error_<CODE>`); any other keeps the library's (English) message, or our generic one. */
+const AUTH_ERRORS = new Set(["INVALID_EMAIL_OR_PASSWORD", "USER_ALREADY_EXISTS", "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL", "PASSWORD_TOO_SHORT", "INVALID_EMAIL", "TOO_MANY_REQUESTS"]);
+
+/** What a fan reads when sign-in or sign-up is refused, in the page's language. */
+function authErrorMessage(t: ReturnType<typeof useTranslations<"Auth">>, error: { code?: string; message?: string; status?: number }): string {
+  const code = error.status === 429 ? "TOO_MANY_REQUESTS" : error.code;
+  if (code && AUTH_ERRORS.has(code)) return t(`error_${code}` as "error_INVALID_EMAIL");
+  return t("failed");
+}
+
 export function AuthForm({ mode }: { mode: "sign-in" | "sign-up" }) {
   const router = useRouter();
+  const t = useTranslations("Auth");
   const params = useSearchParams();
   const next = safeNextPath(params.get("next"));
   const [error, setError] = useState<string | null>(null);
@@ -24,7 +36,7 @@ export function AuthForm({ mode }: { mode: "sign-in" | "sign-up" }) {
         : await authClient.signUp.email({ email, password, name: String(form.get("name") ?? "").trim() || email });
     setBusy(false);
     if (result.error) {
-      setError(result.error.message ?? "That did not work. Check your email and password.");
+      setError(authErrorMessage(t, result.error));
       return;
     }
     router.push(next);
@@ -33,24 +45,24 @@ export function AuthForm({ mode }: { mode: "sign-in" | "sign-up" }) {
 
   return (
     <form onSubmit={(e) => { e.preventDefault(); void onSubmit(new FormData(e.currentTarget)); }} className="mx-auto max-w-sm space-y-4 rounded-xl border border-white/10 bg-white/5 p-6">
-      <h1 className="text-2xl font-bold">{mode === "sign-in" ? "Sign in" : "Create your fan account"}</h1>
+      <h1 className="text-2xl font-bold">{mode === "sign-in" ? t("signInTitle") : t("signUpTitle")}</h1>
       {mode === "sign-in" && params.get("reset") === "1" && (
         <p role="status" className="text-sm text-emerald-300">
-          Your password was changed. Sign in with the new one.
+          {t("passwordChanged")}
         </p>
       )}
       {mode === "sign-up" && (
         <label className="block text-sm">
-          Name
+          {t("name")}
           <input name="name" autoComplete="name" className="mt-1 w-full rounded bg-black/40 px-3 py-2" />
         </label>
       )}
       <label className="block text-sm">
-        Email
+        {t("email")}
         <input name="email" type="email" required autoComplete="email" className="mt-1 w-full rounded bg-black/40 px-3 py-2" />
       </label>
       <label className="block text-sm">
-        Password
+        {t("password")}
         <input
           name="password"
           type="password"
@@ -66,23 +78,29 @@ export function AuthForm({ mode }: { mode: "sign-in" | "sign-up" }) {
         </p>
       )}
       <button disabled={busy} className="w-full rounded bg-indigo-500 py-2 font-semibold hover:bg-indigo-400 disabled:opacity-50">
-        {busy ? "…" : mode === "sign-in" ? "Sign in" : "Create account"}
+        {busy ? "…" : mode === "sign-in" ? t("signIn") : t("createAccount")}
       </button>
       {mode === "sign-in" && (
         <p className="text-center text-sm">
           <Link href="/forgot-password" className="underline">
-            Forgot your password?
+            {t("forgot")}
           </Link>
         </p>
       )}
       <p className="text-center text-sm text-white/60">
         {mode === "sign-in" ? (
           <>
-            New here? <Link href={`/sign-up?next=${encodeURIComponent(next)}`} className="underline">Create an account</Link>
+            {t("newHere")}{" "}
+            <Link href={`/sign-up?next=${encodeURIComponent(next)}`} className="underline">
+              {t("createAnAccount")}
+            </Link>
           </>
         ) : (
           <>
-            Have an account? <Link href={`/sign-in?next=${encodeURIComponent(next)}`} className="underline">Sign in</Link>
+            {t("haveAccount")}{" "}
+            <Link href={`/sign-in?next=${encodeURIComponent(next)}`} className="underline">
+              {t("signIn")}
+            </Link>
           </>
         )}
       </p>

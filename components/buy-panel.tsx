@@ -5,12 +5,15 @@
  * understands (seat just taken, over the per-fan limit, not on sale yet…); trouble on our
  * side (an outage) keeps the fan's turn and retries with back-off (components/trouble.ts).
  */
+import { useLocale, useTranslations } from "next-intl";
 import { useRouter } from "next/navigation";
 import { useEffect, useState, useTransition } from "react";
-import { holdSeatsAction } from "@/app/events/[slug]/actions";
+import { holdSeatsAction } from "@/app/[locale]/events/[slug]/actions";
 import { SeatMap, type MapSeat } from "@/components/seat-map";
 import { isTrouble, isTroubleCode, troubleDelayMs, troubleMessage } from "@/components/trouble";
-import { formatMoney } from "@/lib/format";
+import { Countdown } from "@/components/countdown";
+import { formatMoney, formatTimeInZone } from "@/lib/format";
+import { intlLocale } from "@/lib/i18n/config";
 
 interface Level {
   id: string;
@@ -20,8 +23,12 @@ interface Level {
   remaining: number;
 }
 
-export function BuyPanel(props: { eventId: string; slug: string; levels: Level[]; perFanLimit: number; onSaleAt: string }) {
+/** @param timeZone the venue's IANA zone: the end of the fan's turn is said in it. */
+export function BuyPanel(props: { eventId: string; slug: string; levels: Level[]; perFanLimit: number; onSaleAt: string; timeZone: string }) {
   const router = useRouter();
+  const t = useTranslations("Buy");
+  const troubleText = useTranslations("Trouble");
+  const fmt = intlLocale(useLocale());
   const [mode, setMode] = useState<"best" | "map">("best");
   const [levelId, setLevelId] = useState(props.levels[0]?.id ?? "");
   const [quantity, setQuantity] = useState(2);
@@ -75,10 +82,10 @@ export function BuyPanel(props: { eventId: string; slug: string; levels: Level[]
         result = await holdSeatsAction(props.eventId, request, nonce).catch(() => null);
         if (result && (result.ok || !isTroubleCode(result.code))) break;
         const wait = troubleDelayMs(trouble, result && !result.ok ? result.retryAfter : 0);
-        setError(troubleMessage(wait, "turn"));
+        setError(troubleMessage(troubleText, wait, "turn"));
         await new Promise((r) => setTimeout(r, wait));
       }
-      if (!result) return setError("We could not reach StarArena. Check your connection and try again: your turn is kept.");
+      if (!result) return setError(t("unreachable"));
       if (result.ok) return router.push(`/orders/${result.orderId}`);
       setNonce(crypto.randomUUID());
       if (result.code === "sign_in_required") return router.push(`/sign-in?next=${encodeURIComponent(`/events/${props.slug}`)}`);
@@ -92,9 +99,9 @@ export function BuyPanel(props: { eventId: string; slug: string; levels: Level[]
   function toggle(seat: MapSeat) {
     setError(null);
     if (picked.some((p) => p.ordinal === seat.ordinal)) return setPicked(picked.filter((p) => p.ordinal !== seat.ordinal));
-    if (!seat.level) return setError(`${seat.label} is not for sale.`);
-    if (!seat.free) return setError(`${seat.label} is taken. Pick another seat.`);
-    if (picked.length >= props.perFanLimit) return setError(`You can pick at most ${props.perFanLimit} seats.`);
+    if (!seat.level) return setError(t("notForSale", { seat: seat.label }));
+    if (!seat.free) return setError(t("taken", { seat: seat.label }));
+    if (picked.length >= props.perFanLimit) return setError(t("atMost", { n: props.perFanLimit }));
     setPicked([...picked, seat]);
   }
 
@@ -103,23 +110,26 @@ export function BuyPanel(props: { eventId: string; slug: string; levels: Level[]
     return (
       <div className="space-y-4" data-testid="buy-panel" data-turn={turn.state}>
         <div className="flex flex-wrap items-center gap-4 rounded-xl border border-indigo-300/30 bg-indigo-300/5 p-4">
-          {turn.state === "loading" && <p className="text-white/60">Checking your place…</p>}
+          {turn.state === "loading" && <p className="text-white/60">{t("checking")}</p>}
           {turn.state === "signed-out" && (
             <>
-              <p>Sign in or create an account to queue for tickets.</p>
+              <p>{t("signInToQueue")}</p>
               <a href={`/sign-in?next=${encodeURIComponent(queueUrl)}`} className="rounded bg-indigo-500 px-5 py-2 font-semibold">
-                Sign in
+                {t("signIn")}
               </a>
               <a href={`/sign-up?next=${encodeURIComponent(queueUrl)}`} className="rounded bg-white/10 px-5 py-2 font-semibold hover:bg-white/20">
-                Create account
+                {t("createAccount")}
               </a>
             </>
           )}
           {turn.state === "waiting" && (
             <>
-              <p>{open ? "Tickets are sold through a waiting room so everyone gets a fair turn." : "Sales have not opened yet. Join the waiting room now: everyone there before the on-sale gets a random place when it opens."}</p>
-              <a href={queueUrl} className="rounded bg-indigo-500 px-5 py-2 font-semibold">
-                {open ? "Join the queue" : "Join the waiting room"}
+              <p>
+                {open ? t("waitingRoomOpen") : t("waitingRoomBefore")} <span data-testid="fan-limit-before">{t("limitBefore", { limit: props.perFanLimit })}</span>
+              </p>
+              {/* One click: a fan whose earlier turn ended (e.g. after buying) queues again at once (rejoin). */}
+              <a href={`${queueUrl}?rejoin=1`} className="rounded bg-indigo-500 px-5 py-2 font-semibold">
+                {open ? t("joinQueue") : t("joinWaitingRoom")}
               </a>
             </>
           )}
@@ -130,7 +140,10 @@ export function BuyPanel(props: { eventId: string; slug: string; levels: Level[]
   }
   return (
     <div className="space-y-4" data-testid="buy-panel" data-turn="admitted">
-      <p className="text-emerald-300">It is your turn — pick your seats{turn.until ? ` before ${new Date(turn.until).toLocaleTimeString()}` : ""}.</p>
+      <p className="text-emerald-300">{turn.until ? t("yourTurnUntil", { time: formatTimeInZone(new Date(turn.until), props.timeZone, fmt) }) : t("yourTurn")}</p>
+      {turn.until && (
+        <Countdown until={turn.until} label={t("turnEndsIn")} warnBelowMs={2 * 60_000} warning={t("turnEndingSoon")} testId="admission-countdown" />
+      )}
       <div className="flex gap-2">
         {(["best", "map"] as const).map((m) => (
           <button
@@ -138,25 +151,25 @@ export function BuyPanel(props: { eventId: string; slug: string; levels: Level[]
             onClick={() => setMode(m)}
             className={`rounded px-4 py-2 text-sm ${mode === m ? "bg-indigo-500 font-semibold" : "bg-white/10 hover:bg-white/20"}`}
           >
-            {m === "best" ? "Best available" : "Pick on the map"}
+            {m === "best" ? t("best") : t("map")}
           </button>
         ))}
       </div>
-      {!open && <p className="text-amber-200">Sales have not opened yet — come back at the on-sale.</p>}
+      {!open && <p className="text-amber-200">{t("notOpenYet")}</p>}
       {mode === "best" && (
         <div className="flex flex-wrap items-center gap-3">
           <label className="text-sm" htmlFor="buy-level">
-            Price level
+            {t("priceLevel")}
           </label>
           <select id="buy-level" value={levelId} onChange={(e) => setLevelId(e.target.value)} className="rounded bg-black/40 px-3 py-2">
               {props.levels.map((l) => (
                 <option key={l.id} value={l.id}>
-                  {l.name} — {formatMoney(l.priceMinor, l.currency)}
+                  {l.name} — {formatMoney(l.priceMinor, l.currency, fmt)}
                 </option>
               ))}
           </select>
           <label className="text-sm" htmlFor="buy-quantity">
-            Seats
+            {t("seats")}
           </label>
           <select id="buy-quantity" value={quantity} onChange={(e) => setQuantity(Number(e.target.value))} className="rounded bg-black/40 px-3 py-2">
               {Array.from({ length: props.perFanLimit }, (_, i) => i + 1).map((n) => (
@@ -170,20 +183,20 @@ export function BuyPanel(props: { eventId: string; slug: string; levels: Level[]
             onClick={() => hold({ kind: "best", priceLevelId: levelId, quantity })}
             className="rounded bg-emerald-500 px-5 py-2 font-semibold text-black hover:bg-emerald-400 disabled:opacity-50"
           >
-            Hold the best {quantity === 1 ? "seat" : `${quantity} seats`}
+            {t("holdBest", { n: quantity })}
           </button>
         </div>
       )}
       {mode === "map" && (
         <div className="flex flex-wrap items-center gap-3 text-sm">
-          <span data-testid="picked-seats">{picked.length === 0 ? "Pick free seats on the map or in the list." : picked.map((p) => p.label).join(", ")}</span>
+          <span data-testid="picked-seats">{picked.length === 0 ? t("pickHint") : picked.map((p) => p.label).join(", ")}</span>
           {picked.length > 0 && (
             <button
               disabled={pending || !open}
               onClick={() => hold({ kind: "seats", ordinals: picked.map((p) => p.ordinal) })}
               className="rounded bg-emerald-500 px-5 py-2 font-semibold text-black hover:bg-emerald-400 disabled:opacity-50"
             >
-              Hold {picked.length} seat{picked.length === 1 ? "" : "s"} · {formatMoney(total, picked[0]!.level!.currency)}
+              {t("holdPicked", { n: picked.length, total: formatMoney(total, picked[0]!.level!.currency, fmt) })}
             </button>
           )}
         </div>
@@ -195,7 +208,7 @@ export function BuyPanel(props: { eventId: string; slug: string; levels: Level[]
             <>
               {" "}
               <a href={`/orders/${pendingOrderId}`} className="underline" data-testid="pending-order-link">
-                Go to your order
+                {t("goToOrder")}
               </a>
             </>
           )}

@@ -76,7 +76,7 @@ export function LiveView({ eventId, name }: { eventId: string; name: string }) {
         <Tile label="Payment declines" value={pct(data.paymentDeclineRate)} warn={(data.paymentDeclineRate ?? 0) > 0.2} />
         <Tile
           label="Hold p99 · error rate"
-          value={`${data.holdPath.p99 === null ? "—" : `${data.holdPath.p99} ms`} · ${pct(data.holdPath.errorRate)}`}
+          value={`${data.holdPath.p99 === null ? "—" : `${data.holdPath.p99} ms`} · ${pct(data.holdPath.attempts ? data.holdPath.errorRate : null)}`}
           warn={(data.holdPath.p99 ?? 0) > 800 || data.holdPath.errorRate > 0.01}
         />
       </section>

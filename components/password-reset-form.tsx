@@ -7,11 +7,13 @@
  * and a fan told "the two passwords differ" should not have to type both again.
  */
 import Link from "next/link";
+import { useTranslations } from "next-intl";
 import { useRouter, useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { authClient } from "@/lib/auth/client";
 
 export function ForgotPasswordForm() {
+  const t = useTranslations("Reset");
   const [sent, setSent] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -21,21 +23,21 @@ export function ForgotPasswordForm() {
     const email = String(form.get("email") ?? "").trim();
     const result = await authClient.requestPasswordReset({ email, redirectTo: "/reset-password" });
     setBusy(false);
-    if (result.error) return setError(result.error.message ?? "That did not work. Try again in a moment.");
+    if (result.error) return setError(t("tryLater"));
     setSent(email);
   }
   return (
     <form onSubmit={(e) => { e.preventDefault(); void onSubmit(new FormData(e.currentTarget)); }} className="mx-auto max-w-sm space-y-4 rounded-xl border border-white/10 bg-white/5 p-6">
-      <h1 className="text-2xl font-bold">Reset your password</h1>
+      <h1 className="text-2xl font-bold">{t("forgotTitle")}</h1>
       {sent ? (
         <p role="status" data-testid="reset-requested">
-          If {sent} has a StarArena account, a link to choose a new password is on its way. It works for one hour.
+          {t("sent", { email: sent })}
         </p>
       ) : (
         <>
-          <p className="text-sm text-white/70">We will e-mail you a link to choose a new password.</p>
+          <p className="text-sm text-white/70">{t("explain")}</p>
           <label className="block text-sm">
-            Email
+            {t("email")}
             <input name="email" type="email" required autoComplete="email" className="mt-1 w-full rounded bg-black/40 px-3 py-2" />
           </label>
           {error && (
@@ -44,13 +46,13 @@ export function ForgotPasswordForm() {
             </p>
           )}
           <button disabled={busy} className="w-full rounded bg-indigo-500 py-2 font-semibold hover:bg-indigo-400 disabled:opacity-50">
-            {busy ? "…" : "Send the link"}
+            {busy ? "…" : t("send")}
           </button>
         </>
       )}
       <p className="text-center text-sm">
         <Link href="/sign-in" className="underline">
-          Back to sign in
+          {t("backToSignIn")}
         </Link>
       </p>
     </form>
@@ -58,6 +60,7 @@ export function ForgotPasswordForm() {
 }
 
 export function ResetPasswordForm() {
+  const t = useTranslations("Reset");
   const router = useRouter();
   const params = useSearchParams();
   const token = params.get("token");
@@ -66,34 +69,34 @@ export function ResetPasswordForm() {
   const [busy, setBusy] = useState(false);
   async function onSubmit(form: FormData) {
     const password = String(form.get("password") ?? "");
-    if (password !== String(form.get("confirm") ?? "")) return setError("The two passwords differ. Type the same new password twice.");
+    if (password !== String(form.get("confirm") ?? "")) return setError(t("differ"));
     setBusy(true);
     setError(null);
     const result = await authClient.resetPassword({ newPassword: password, token: token ?? "" });
     setBusy(false);
-    if (result.error) return setError(result.error.message ?? "That did not work. Ask for a new link.");
+    if (result.error) return setError(t("askNew"));
     router.push("/sign-in?reset=1");
   }
   if (!token || linkError) {
     return (
       <div className="mx-auto max-w-sm space-y-4 rounded-xl border border-white/10 bg-white/5 p-6">
-        <h1 className="text-2xl font-bold">This link does not work</h1>
-        <p role="alert">The link has expired or was already used. Ask for a new one: links work for one hour, once.</p>
+        <h1 className="text-2xl font-bold">{t("badLinkTitle")}</h1>
+        <p role="alert">{t("badLink")}</p>
         <Link href="/forgot-password" className="inline-block rounded bg-indigo-500 px-5 py-2 font-semibold">
-          Ask for a new link
+          {t("askNewLink")}
         </Link>
       </div>
     );
   }
   return (
     <form onSubmit={(e) => { e.preventDefault(); void onSubmit(new FormData(e.currentTarget)); }} className="mx-auto max-w-sm space-y-4 rounded-xl border border-white/10 bg-white/5 p-6">
-      <h1 className="text-2xl font-bold">Choose a new password</h1>
+      <h1 className="text-2xl font-bold">{t("chooseTitle")}</h1>
       <label className="block text-sm">
-        New password
+        {t("newPassword")}
         <input name="password" type="password" required minLength={8} autoComplete="new-password" className="mt-1 w-full rounded bg-black/40 px-3 py-2" />
       </label>
       <label className="block text-sm">
-        The same again
+        {t("again")}
         <input name="confirm" type="password" required minLength={8} autoComplete="new-password" className="mt-1 w-full rounded bg-black/40 px-3 py-2" />
       </label>
       {error && (
@@ -102,7 +105,7 @@ export function ResetPasswordForm() {
         </p>
       )}
       <button disabled={busy} className="w-full rounded bg-indigo-500 py-2 font-semibold hover:bg-indigo-400 disabled:opacity-50">
-        {busy ? "…" : "Set the new password"}
+        {busy ? "…" : t("set")}
       </button>
     </form>
   );

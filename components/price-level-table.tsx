@@ -15,13 +15,14 @@ export interface PriceLevelRow {
   figure: ReactNode;
 }
 
-export function PriceLevelTable(props: { rows: PriceLevelRow[]; levelHeader: string; figureHeader: string; testId: string }) {
+/** @param priceHeader the price column's heading ("Price" unless given); @param locale the Intl locale money is formatted in (en-GB unless given). */
+export function PriceLevelTable(props: { rows: PriceLevelRow[]; levelHeader: string; priceHeader?: string; figureHeader: string; testId: string; locale?: string }) {
   return (
     <table className="w-full max-w-2xl text-left text-sm" data-testid={props.testId}>
       <thead className="text-white/60">
         <tr>
           <th className="py-1">{props.levelHeader}</th>
-          <th className="py-1">Price</th>
+          <th className="py-1">{props.priceHeader ?? "Price"}</th>
           <th className="py-1 text-right">{props.figureHeader}</th>
         </tr>
       </thead>
@@ -32,7 +33,7 @@ export function PriceLevelTable(props: { rows: PriceLevelRow[]; levelHeader: str
               <span className="mr-2 inline-block h-3 w-3 rounded-sm align-middle" style={{ background: l.color }} />
               {l.name}
             </td>
-            <td className="py-2">{formatMoney(l.priceMinor, l.currency)}</td>
+            <td className="py-2">{formatMoney(l.priceMinor, l.currency, props.locale)}</td>
             <td className="py-2 text-right tabular-nums">{l.figure}</td>
           </tr>
         ))}

@@ -9,10 +9,12 @@
  * Backs off on 429 using Retry-After; on trouble (503, no answer) it says the place is kept
  * and retries with exponential back-off (components/trouble.ts).
  */
+import { useLocale, useTranslations } from "next-intl";
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { isTrouble, troubleDelayMs, troubleMessage } from "@/components/trouble";
 import { formatCount } from "@/lib/format";
+import { intlLocale } from "@/lib/i18n/config";
 import { estimatedPreQueuePosition, pollDelayMs, preQueueTurnNear } from "@/lib/waiting-room/draw";
 import type { FanQueueStatus, PublicQueueStatus } from "@/lib/waiting-room/room";
 
@@ -20,27 +22,35 @@ type Fan = FanQueueStatus & { admissionToken: string | null };
 const jitter = (ms: number) => ms * (0.75 + Math.random() * 0.5);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** One request; a network failure comes back as status 0 (never throws). */
-async function call<T>(url: string, init?: RequestInit): Promise<{ ok: true; data: T } | { ok: false; status: number; error: string; retryAfter: number }> {
+/** One request; a network failure comes back as status 0 with no message (never throws). The server's message is in the page's language already. */
+async function call<T>(url: string, init?: RequestInit): Promise<{ ok: true; data: T } | { ok: false; status: number; error: string | null; retryAfter: number }> {
   let res: Response;
   try {
     res = await fetch(url, init);
   } catch {
-    return { ok: false, status: 0, error: "No answer from StarArena.", retryAfter: 0 };
+    return { ok: false, status: 0, error: null, retryAfter: 0 };
   }
   if (res.ok) return { ok: true, data: (await res.json()) as T };
   const body = (await res.json().catch(() => ({}))) as { error?: string };
-  return { ok: false, status: res.status, error: body.error ?? `Error ${res.status}`, retryAfter: Number(res.headers.get("Retry-After") ?? 0) };
+  return { ok: false, status: res.status, error: body.error ?? null, retryAfter: Number(res.headers.get("Retry-After") ?? 0) };
 }
 
-function formatEta(seconds: number): string {
-  if (seconds < 60) return "less than a minute";
+type TimeTranslator = ReturnType<typeof useTranslations<"Time">>;
+
+/** A wait in words: "less than a minute", "about 7 minutes", "about 1 h 5 min". */
+function formatEta(t: TimeTranslator, seconds: number): string {
+  if (seconds < 60) return t("lessThanMinute");
   const m = Math.round(seconds / 60);
-  return m < 60 ? `about ${m} minute${m === 1 ? "" : "s"}` : `about ${Math.floor(m / 60)} h ${m % 60} min`;
+  return t("about", { eta: m < 60 ? t("minutes", { n: m }) : t("hoursMinutes", { h: Math.floor(m / 60), m: m % 60 }) });
 }
 
-export function QueueView(props: { eventId: string; slug: string; name: string; onSaleAt: string; onSaleLabel: string }) {
+/** @param timeZone the venue's IANA zone (times are said in it); @param onSaleLabel the on-sale, formatted in it for the page's language. */
+export function QueueView(props: { eventId: string; slug: string; name: string; onSaleAt: string; onSaleLabel: string; timeZone: string }) {
   const router = useRouter();
+  const t = useTranslations("Queue");
+  const time = useTranslations("Time");
+  const troubleText = useTranslations("Trouble");
+  const fmt = intlLocale(useLocale());
   const [fan, setFan] = useState<Fan | null>(null);
   const [pub, setPub] = useState<PublicQueueStatus | null>(null);
   const [now, setNow] = useState(() => Date.now());
@@ -58,21 +68,24 @@ export function QueueView(props: { eventId: string; slug: string; name: string; 
         }
         if (isTrouble(r.status)) {
           const wait = troubleDelayMs(trouble++, r.retryAfter);
-          setNotice(troubleMessage(wait));
+          setNotice(troubleMessage(troubleText, wait));
           await sleep(wait);
           continue;
         }
-        if (r.status !== 429) return setNotice(r.error);
-        setNotice(`Lots of fans are joining — retrying in ${r.retryAfter} s. Keep this page open.`);
+        if (r.status !== 429) return setNotice(r.error ?? t("errorStatus", { status: r.status }));
+        setNotice(t("busyJoining", { seconds: r.retryAfter }));
         await sleep(jitter(r.retryAfter * 1000));
       }
     },
-    [base],
+    [base, t, troubleText],
   );
 
   useEffect(() => {
     stopped.current = false;
-    const first = setTimeout(() => void join(), 0);
+    // Sent here by the show page's "Join the queue" (`?rejoin=1`): a fan whose earlier turn has
+    // ended is put back in line at once instead of being shown "your turn has ended" first.
+    const rejoin = new URLSearchParams(window.location.search).get("rejoin") === "1";
+    const first = setTimeout(() => void join(rejoin), 0);
     const tick = setInterval(() => setNow(Date.now()), 1_000);
     return () => {
       stopped.current = true;
@@ -111,10 +124,10 @@ export function QueueView(props: { eventId: string; slug: string; name: string; 
           await sleep(jitter(pollDelayMs(mine - r.data.servingCounter - 1, r.data.paused ? 0 : r.data.ratePerMinute)));
         } else if (isTrouble(r.status)) {
           const wait = troubleDelayMs(trouble++, r.retryAfter);
-          setNotice(troubleMessage(wait));
+          setNotice(troubleMessage(troubleText, wait));
           await sleep(wait);
         } else {
-          if (r.status === 429) setNotice(`Busy — checking again in ${r.retryAfter} s. You keep your place.`);
+          if (r.status === 429) setNotice(t("busyChecking", { seconds: r.retryAfter }));
           await sleep(jitter(Math.max(3, r.retryAfter) * 1000));
         }
       }
@@ -122,7 +135,7 @@ export function QueueView(props: { eventId: string; slug: string; name: string; 
     return () => {
       cancelled = true;
     };
-  }, [fan, base, props.slug, router]);
+  }, [fan, base, props.slug, router, t, troubleText]);
 
   const onSaleIn = Math.max(0, Math.ceil((new Date(props.onSaleAt).getTime() - now) / 1000));
   const serving = pub?.servingCounter ?? fan?.servingCounter ?? 0;
@@ -139,17 +152,17 @@ export function QueueView(props: { eventId: string; slug: string; name: string; 
   return (
     <div className="mx-auto max-w-xl space-y-6 text-center" data-testid="queue" data-state={state} data-position={estimated !== null ? "estimated" : "exact"}>
       <h1 className="text-3xl font-bold">{props.name}</h1>
-      {!fan && <p className="text-white/70">Joining the waiting room…</p>}
+      {!fan && <p className="text-white/70">{t("joining")}</p>}
 
       {fan?.state === "pre" && !drawn && (
         <div className="space-y-3">
-          <p className="text-lg">You are in the waiting room. Sales open {props.onSaleLabel}.</p>
+          <p className="text-lg">{t("inWaitingRoom", { when: props.onSaleLabel })}</p>
           <p className="font-mono text-5xl tabular-nums" data-testid="countdown">
             {String(Math.floor(onSaleIn / 3600)).padStart(2, "0")}:{String(Math.floor((onSaleIn % 3600) / 60)).padStart(2, "0")}:
             {String(onSaleIn % 60).padStart(2, "0")}
           </p>
           <p className="text-sm text-white/60">
-            Everyone who is here before the on-sale gets a place drawn at random when it opens, so there is no need to refresh. Arriving later puts you at the back.
+            {t("preQueueExplain")}
           </p>
         </div>
       )}
@@ -157,42 +170,42 @@ export function QueueView(props: { eventId: string; slug: string; name: string; 
       {state === "waiting" && (
         <div className="space-y-4">
           <p className="text-lg">
-            Your place in line:{" "}
+            {t("yourPlace")}{" "}
             {position > 0 ? (
               <span className="font-bold" data-testid="position">
-                {estimated !== null ? `about ${formatCount(position)}` : formatCount(position)}
+                {estimated !== null ? t("aboutPosition", { position: formatCount(position, fmt) }) : formatCount(position, fmt)}
               </span>
             ) : (
-              <span className="text-white/70">being drawn…</span>
+              <span className="text-white/70">{t("beingDrawn")}</span>
             )}
           </p>
-          {estimated !== null && <p className="text-xs text-white/50">Drawn at random at the on-sale; the exact place shows as your turn gets close.</p>}
+          {estimated !== null && <p className="text-xs text-white/50">{t("drawnNote")}</p>}
           {position > 0 && (
-            <p data-testid="ahead">{ahead === 0 ? "You are next." : `${estimated !== null ? "about " : ""}${formatCount(ahead)} fan${ahead === 1 ? "" : "s"} ahead of you`}</p>
+            <p data-testid="ahead">{ahead === 0 ? t("next") : t(estimated !== null ? "aheadAbout" : "ahead", { n: ahead })}</p>
           )}
           <div className="h-4 w-full overflow-hidden rounded-full bg-white/10" role="progressbar" aria-valuenow={Math.round(progress * 100)} aria-valuemin={0} aria-valuemax={100}>
             <div className="h-full bg-indigo-400 transition-all" style={{ width: `${Math.round(progress * 100)}%` }} />
           </div>
           <p className="text-sm text-white/70" data-testid="eta">
             {paused
-              ? "The organizer has paused the queue for a moment. You keep your place."
+              ? t("paused")
               : rate > 0
-                ? `Estimated wait: ${formatEta(((ahead + 1) * 60) / rate)} (letting in ${formatCount(rate)} fans a minute).`
+                ? t("eta", { eta: formatEta(time, ((ahead + 1) * 60) / rate), rate: formatCount(rate, fmt) })
                 : ""}
           </p>
-          <p className="text-xs text-white/50">Keep this page open; it moves on by itself when it is your turn. Reloading keeps your place.</p>
+          <p className="text-xs text-white/50">{t("keepOpen")}</p>
         </div>
       )}
 
       {fan?.state === "expired" && (
         <div className="space-y-3">
-          <p>Your turn in the queue has ended. If you bought tickets, they are under My tickets.</p>
+          <p>{t("ended")}</p>
           <button onClick={() => void join(true)} className="rounded bg-indigo-500 px-5 py-2 font-semibold">
-            Join the queue again
+            {t("joinAgain")}
           </button>
         </div>
       )}
-      {fan?.state === "admitted" && <p>It is your turn! Taking you to seat selection…</p>}
+      {fan?.state === "admitted" && <p>{t("admitted")}</p>}
       {notice && (
         <p role="status" className="text-amber-200">
           {notice}

@@ -14,12 +14,14 @@
  * refreshes every 2 s.
  */
 import { useQuery } from "@tanstack/react-query";
+import { useLocale, useTranslations } from "next-intl";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { TransformComponent, TransformWrapper, type ReactZoomPanPinchContentRef } from "react-zoom-pan-pinch";
 import type { Availability } from "@/lib/inventory/availability";
 import type { SeatMapData } from "@/lib/venues/seat-map";
 import { canPick, indexSeats, moveFrom, pickScale, sectionAt, seatNear, seatsBox, toPlan, viewOf, viewShowing, type MapView, type SeatMove } from "@/lib/venues/seat-map-nav";
 import { formatCount, formatMoney } from "@/lib/format";
+import { intlLocale } from "@/lib/i18n/config";
 
 const TAKEN = "#3b4257";
 const NOT_ON_SALE = "#1f2433";
@@ -56,11 +58,20 @@ function seatOf(data: SeatMapData, bits: Uint8Array | null, i: number): MapSeat 
   return { ordinal: i, label: data.seats.label[i]!, level, free: level !== null && isFree(bits, i) };
 }
 
-/** What a screen reader hears for a seat. */
-function describe(seat: MapSeat, picked: boolean): string {
-  const state = !seat.level ? "not on sale" : seat.free || picked ? formatMoney(seat.level.priceMinor, seat.level.currency) : "taken";
-  return `${seat.label}, ${seat.level ? `${seat.level.name}, ` : ""}${state}${picked ? ", picked" : ""}`;
+/** The map's words: the `SeatMap` namespace's translator and the Intl locale numbers are formatted in. */
+interface Words {
+  t: ReturnType<typeof useTranslations<"SeatMap">>;
+  fmt: string;
 }
+
+/** What a screen reader hears for a seat: label, level, price (or "taken"), "picked". */
+function describe({ t, fmt }: Words, seat: MapSeat, picked: boolean): string {
+  const state = !seat.level ? t("notOnSale") : seat.free || picked ? formatMoney(seat.level.priceMinor, seat.level.currency, fmt) : t("taken");
+  return `${seat.label}, ${seat.level ? `${seat.level.name}, ` : ""}${state}${picked ? `, ${t("picked")}` : ""}`;
+}
+
+/** Milliseconds on the page's monotonic clock (tap timing, read in event handlers only). */
+const clock = () => performance.now();
 
 const KEY_MOVES: Record<string, SeatMove> = { ArrowLeft: "left", ArrowRight: "right", ArrowUp: "front", ArrowDown: "back", PageDown: "next-section", PageUp: "previous-section" };
 
@@ -69,6 +80,9 @@ const KEY_MOVES: Record<string, SeatMove> = { ArrowLeft: "left", ArrowRight: "ri
  * @param onSeatClick called with a tapped (or Enter-ed) seat; omit for a view-only map.
  */
 export function SeatMap({ eventId, selected = [], onSeatClick }: { eventId: string; selected?: number[]; onSeatClick?: (seat: MapSeat) => void }) {
+  const t = useTranslations("SeatMap");
+  const fmt = intlLocale(useLocale());
+  const words: Words = { t, fmt };
   const map = useQuery({ queryKey: ["seat-map", eventId], queryFn: () => getJson<SeatMapData>(`/api/events/${eventId}/seat-map`), staleTime: Infinity });
   const availability = useQuery({
     queryKey: ["availability", eventId],
@@ -265,32 +279,32 @@ export function SeatMap({ eventId, selected = [], onSeatClick }: { eventId: stri
     const [ux, uy] = toPlan(v, base, px, py);
     if (!canPick(v, data.pitch, base)) {
       const s = sectionAt(data.sections, ux, uy);
-      return setHover(s >= 0 ? { label: `${data.sections[s]!.name}: click to zoom in`, x: px, y: py } : null);
+      return setHover(s >= 0 ? { label: t("zoomSection", { section: data.sections[s]!.name }), x: px, y: py } : null);
     }
     const i = seatNear(data.seats, ux, uy, data.pitch * 0.6);
-    setHover(i >= 0 ? { label: describe(seatOf(data, bits, i), selected.includes(i)), x: px, y: py } : null);
+    setHover(i >= 0 ? { label: describe(words, seatOf(data, bits, i), selected.includes(i)), x: px, y: py } : null);
   }
 
-  if (map.isError) return <p className="text-red-300">The seat map could not be loaded. Reload the page to try again.</p>;
+  if (map.isError) return <p className="text-red-300">{t("loadFailed")}</p>;
   const seatCount = data?.seats.x.length ?? 0;
   // What the live region says: the focused seat as it is now (moved to, picked, unpicked, or just taken).
-  const announcement = focus !== null && data ? describe(seatOf(data, bits, focus), selected.includes(focus)) : "";
+  const announcement = focus !== null && data ? describe(words, seatOf(data, bits, focus), selected.includes(focus)) : "";
   const hint = !onSeatClick
-    ? "Pinch or scroll to zoom, drag to move."
+    ? t("hintView")
     : pickable
-      ? "Tap free seats to pick them. Drag to move, pinch or scroll to zoom."
-      : "Tap a section to zoom in, then tap free seats to pick them.";
+      ? t("hintPick")
+      : t("hintSection");
 
   return (
     <div className="space-y-3">
-      <div className="flex flex-wrap items-center gap-2 text-sm" role="tablist" aria-label="How to show the seats">
-        {(["map", "list"] as const).map((t) => (
-          <button key={t} role="tab" aria-selected={tab === t} onClick={() => setTab(t)} className={`rounded px-3 py-1 ${tab === t ? "bg-white/20 font-semibold" : "bg-white/5 hover:bg-white/10"}`}>
-            {t === "map" ? "Map" : "List of seats"}
+      <div className="flex flex-wrap items-center gap-2 text-sm" role="tablist" aria-label={t("howToShow")}>
+        {(["map", "list"] as const).map((which) => (
+          <button key={which} role="tab" aria-selected={tab === which} onClick={() => setTab(which)} className={`rounded px-3 py-1 ${tab === which ? "bg-white/20 font-semibold" : "bg-white/5 hover:bg-white/10"}`}>
+            {which === "map" ? t("tabMap") : t("tabList")}
           </button>
         ))}
         <span className="text-white/60" data-testid="seat-map-hint">
-          {tab === "map" ? hint : "Free seats of one section, row by row."}
+          {tab === "map" ? hint : t("listHint")}
         </span>
       </div>
       {tab === "map" ? (
@@ -319,17 +333,17 @@ export function SeatMap({ eventId, selected = [], onSeatClick }: { eventId: stri
                 wrapperProps={{
                   tabIndex: 0,
                   role: "application",
-                  "aria-roledescription": "seat map",
-                  "aria-label": `Seat map with ${formatCount(seatCount)} seats. Arrow keys move between seats (up: the row in front), Page Up and Page Down between sections, ${onSeatClick ? "Enter picks or unpicks, " : ""}plus and minus zoom, 0 shows the whole venue.`,
+                  "aria-roledescription": t("roleDescription"),
+                  "aria-label": t(onSeatClick ? "labelPick" : "label", { count: formatCount(seatCount, fmt) }),
                   "aria-describedby": `seat-map-live-${eventId}`,
                   onKeyDown,
                   onPointerDown: (e) => {
-                    tap.current = { x: e.clientX, y: e.clientY, at: performance.now(), id: e.pointerId };
+                    tap.current = { x: e.clientX, y: e.clientY, at: clock(), id: e.pointerId };
                   },
                   onPointerUp: (e) => {
-                    const t = tap.current;
+                    const down = tap.current;
                     tap.current = null;
-                    if (!t || t.id !== e.pointerId || performance.now() - t.at > TAP_MS || Math.hypot(e.clientX - t.x, e.clientY - t.y) > TAP_SLOP_PX) return;
+                    if (!down || down.id !== e.pointerId || clock() - down.at > TAP_MS || Math.hypot(e.clientX - down.x, e.clientY - down.y) > TAP_SLOP_PX) return;
                     const rect = e.currentTarget.getBoundingClientRect();
                     tapAt(e.clientX - rect.left, e.clientY - rect.top);
                   },
@@ -361,13 +375,13 @@ export function SeatMap({ eventId, selected = [], onSeatClick }: { eventId: stri
           {!data && <div className="aspect-[1000/820] w-full rounded-xl border border-white/10 bg-[#0d1326]" data-testid="seat-map-loading" />}
           {data && (
             <div className="absolute right-2 top-2 flex flex-col gap-1">
-              <ZoomButton label="Zoom in" onClick={() => void zoomRef.current?.zoomIn(0.6)}>
+              <ZoomButton label={t("zoomIn")} onClick={() => void zoomRef.current?.zoomIn(0.6)}>
                 +
               </ZoomButton>
-              <ZoomButton label="Zoom out" onClick={() => void zoomRef.current?.zoomOut(0.6)}>
+              <ZoomButton label={t("zoomOut")} onClick={() => void zoomRef.current?.zoomOut(0.6)}>
                 −
               </ZoomButton>
-              <ZoomButton label="Show the whole venue" onClick={() => void zoomRef.current?.resetTransform()}>
+              <ZoomButton label={t("wholeVenue")} onClick={() => void zoomRef.current?.resetTransform()}>
                 ⤢
               </ZoomButton>
             </div>
@@ -380,7 +394,7 @@ export function SeatMap({ eventId, selected = [], onSeatClick }: { eventId: stri
           </div>
         </div>
       ) : (
-        data && index && <SeatList data={data} index={index} bits={bits} selected={selected} onSeatClick={onSeatClick} />
+        data && index && <SeatList words={words} data={data} index={index} bits={bits} selected={selected} onSeatClick={onSeatClick} />
       )}
       <p id={`seat-map-live-${eventId}`} aria-live="polite" className="sr-only" data-testid="seat-map-announcement">
         {announcement}
@@ -392,14 +406,14 @@ export function SeatMap({ eventId, selected = [], onSeatClick }: { eventId: stri
           </span>
         ))}
         <span className="flex items-center gap-1">
-          <span className="inline-block h-2 w-2 rounded-sm" style={{ background: TAKEN }} /> Taken
+          <span className="inline-block h-2 w-2 rounded-sm" style={{ background: TAKEN }} /> {t("legendTaken")}
         </span>
         <span className="flex items-center gap-1">
-          <span className="inline-block h-3 w-3 rounded-full border border-black bg-white" /> Picked
+          <span className="inline-block h-3 w-3 rounded-full border border-black bg-white" /> {t("legendPicked")}
         </span>
         <span className="ml-auto text-white/70" data-testid="seat-map-caption">
-          {map.isPending ? "Loading seat map…" : `${formatCount(seatCount)} seats`}
-          {availability.data && ` · ${formatCount(availability.data.available)} available`}
+          {map.isPending ? t("loading") : t("seatCount", { count: formatCount(seatCount, fmt) })}
+          {availability.data && t("available", { count: formatCount(availability.data.available, fmt) })}
         </span>
       </div>
     </div>
@@ -418,7 +432,7 @@ function ZoomButton({ label, onClick, children }: { label: string; onClick: () =
  * The list fallback: one section's free seats, row by row, as buttons (pressed = picked).
  * Sections are offered in the plan's order with their free counts.
  */
-function SeatList({ data, index, bits, selected, onSeatClick }: { data: SeatMapData; index: ReturnType<typeof indexSeats>; bits: Uint8Array | null; selected: number[]; onSeatClick?: (seat: MapSeat) => void }) {
+function SeatList({ words, data, index, bits, selected, onSeatClick }: { words: Words; data: SeatMapData; index: ReturnType<typeof indexSeats>; bits: Uint8Array | null; selected: number[]; onSeatClick?: (seat: MapSeat) => void }) {
   const sections = data.sections.map((s, i) => ({ ...s, i, free: (index.sections[i] ?? []).filter((o) => seatOf(data, bits, o).free).length })).filter((s) => (index.sections[s.i] ?? []).length > 0);
   const [section, setSection] = useState(sections.find((s) => s.free > 0)?.i ?? sections[0]?.i ?? 0);
   const rows = new Map<number, number[]>();
@@ -427,24 +441,25 @@ function SeatList({ data, index, bits, selected, onSeatClick }: { data: SeatMapD
     const r = data.seats.row[o]!;
     rows.set(r, [...(rows.get(r) ?? []), o]);
   }
+  const { t, fmt } = words;
   const rowName = (o: number) => /Row ([^·]+)/.exec(data.seats.label[o]!)?.[1]?.trim() ?? String(data.seats.row[o]);
   return (
     <div className="space-y-3" data-testid="seat-list">
       <label className="flex flex-wrap items-center gap-2 text-sm">
-        Section
+        {t("section")}
         <select value={section} onChange={(e) => setSection(Number(e.target.value))} className="max-w-full rounded bg-black/40 px-3 py-2">
           {sections.map((s) => (
             <option key={s.i} value={s.i}>
-              {s.name} — {formatCount(s.free)} free
+              {t("sectionFree", { name: s.name, count: formatCount(s.free, fmt) })}
             </option>
           ))}
         </select>
       </label>
-      {rows.size === 0 && <p className="text-white/60">No free seats in this section.</p>}
+      {rows.size === 0 && <p className="text-white/60">{t("noFree")}</p>}
       <div className="max-h-96 space-y-2 overflow-y-auto pr-1">
         {[...rows.entries()].map(([r, ordinals]) => (
-          <div key={r} className="flex flex-wrap items-center gap-1" role="group" aria-label={`Row ${rowName(ordinals[0]!)}`}>
-            <span className="w-16 shrink-0 text-xs text-white/60">Row {rowName(ordinals[0]!)}</span>
+          <div key={r} className="flex flex-wrap items-center gap-1" role="group" aria-label={t("row", { row: rowName(ordinals[0]!) })}>
+            <span className="w-16 shrink-0 text-xs text-white/60">{t("row", { row: rowName(ordinals[0]!) })}</span>
             {ordinals.map((o) => {
               const seat = seatOf(data, bits, o);
               const picked = selected.includes(o);
@@ -453,7 +468,7 @@ function SeatList({ data, index, bits, selected, onSeatClick }: { data: SeatMapD
                   key={o}
                   type="button"
                   aria-pressed={picked}
-                  aria-label={describe(seat, picked)}
+                  aria-label={describe(words, seat, picked)}
                   disabled={!onSeatClick}
                   onClick={() => onSeatClick?.(seat)}
                   className={`h-8 min-w-8 rounded px-1 text-xs ${picked ? "bg-white font-bold text-black ring-2 ring-black" : "bg-white/10 hover:bg-white/20"}`}

@@ -20,12 +20,15 @@ export function troubleDelayMs(attempt: number, retryAfterSeconds = 0): number {
   return Math.round(base * (0.75 + Math.random() * 0.5));
 }
 
-/** What is kept while we retry: the fan's place in the queue, or their turn to buy. */
-const KEPT = { place: "Your place in the queue is kept", turn: "Your turn is kept" } as const;
+/** The `Trouble` namespace's translator (next-intl's `useTranslations("Trouble")`). */
+type TroubleTranslator = (key: "place" | "turn" | "message", values?: Record<string, string | number>) => string;
 
-/** What the fan reads while we retry. */
-export function troubleMessage(delayMs: number, kept: keyof typeof KEPT = "place"): string {
-  return `We're having trouble on our side right now. ${KEPT[kept]} — trying again in ${Math.max(1, Math.round(delayMs / 1000))} s.`;
+/**
+ * What the fan reads while we retry, in the page's language: what is kept (the fan's place in
+ * the queue, or their turn to buy) and when we try again (whole seconds, at least 1).
+ */
+export function troubleMessage(t: TroubleTranslator, delayMs: number, kept: "place" | "turn" = "place"): string {
+  return t("message", { kept: t(kept), seconds: Math.max(1, Math.round(delayMs / 1000)) });
 }
 
 /** True for an action failure code that means an outage (lib/errors.ts, lib/redis-tcp.ts). */

@@ -11,7 +11,7 @@
  * Instants are `timestamptz`.
  */
 import { sql } from "drizzle-orm";
-import { bigserial, boolean, check, index, integer, jsonb, pgSchema, text, timestamp } from "drizzle-orm/pg-core";
+import { bigserial, boolean, check, index, integer, jsonb, pgSchema, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 
@@ -56,6 +56,10 @@ export const sandboxCheckouts = sandboxPsp.table(
     refundId: text("refund_id"),
     /** The idempotency key of the refund request that refunded this payment. */
     refundIdempotencyKey: text("refund_idempotency_key"),
+    /** Minor units given back so far (partial refunds add up; equal to the amount once `refunded`). */
+    refundedMinor: integer("refunded_minor").notNull().default(0),
+    /** When the latest refund (partial or full) was made: the ledger lists the payment then. */
+    lastRefundAt: ts("last_refund_at"),
     /** The app's idempotency key: the same key returns this checkout instead of a new one. */
     idempotencyKey: text("idempotency_key").notNull().unique(),
     /** Per-checkout fault-knob overrides (a partial SandboxFaults object). */
@@ -73,8 +77,31 @@ export const sandboxCheckouts = sandboxPsp.table(
     // The ledger API lists payments by when they were captured or refunded.
     index("checkouts_captured_idx").on(t.capturedAt, t.id).where(sql`${t.capturedAt} is not null`),
     index("checkouts_refunded_idx").on(t.refundedAt, t.id).where(sql`${t.refundedAt} is not null`),
+    index("checkouts_last_refund_idx").on(t.lastRefundAt, t.id).where(sql`${t.lastRefundAt} is not null`),
     index("checkouts_open_expiry_idx").on(t.expiresAt).where(sql`${t.status} = 'open'`),
   ],
+);
+
+/**
+ * One partial refund of a captured payment (`sbx_re_…`), one per idempotency key: asking again
+ * with the key returns it. A refund that brings the total to the whole amount is the full
+ * refund instead (the checkout becomes `refunded`, {@link sandboxCheckouts}).
+ */
+export const sandboxRefunds = sandboxPsp.table(
+  "refunds",
+  {
+    id: text("id").primaryKey(),
+    checkoutId: text("checkout_id")
+      .notNull()
+      .references(() => sandboxCheckouts.id, { onDelete: "cascade" }),
+    /** Minor units. */
+    amountMinor: integer("amount_minor").notNull(),
+    /** Unique per payment (the key names one refund request of that payment). */
+    idempotencyKey: text("idempotency_key").notNull(),
+    reason: text("reason").notNull().default(""),
+    createdAt: ts("created_at").notNull().defaultNow(),
+  },
+  (t) => [check("refunds_amount_ck", sql`${t.amountMinor} > 0`), uniqueIndex("refunds_checkout_key_uq").on(t.checkoutId, t.idempotencyKey)],
 );
 
 /**

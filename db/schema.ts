@@ -389,6 +389,48 @@ export const payments = pgTable(
   ],
 );
 
+/**
+ * A partial refund an organizer asked for (lib/payments/refund-tickets.ts, docs/adr/0020): some
+ * tickets of a paid order, their prices given back at the PSP. One row per request, keyed by
+ * its idempotency key (a double submit or a retried job finds the row and refunds nothing
+ * twice; the same key goes to the PSP). `requested` until the PSP confirmed the refund, then
+ * `succeeded` — in the transaction that voids those tickets and gives their seats back.
+ * A payment's money kept is its amount minus its succeeded refunds (a full refund moves the
+ * payment itself to `refunded`).
+ */
+export const refunds = pgTable(
+  "refunds",
+  {
+    id: text("id").primaryKey(),
+    orderId: text("order_id")
+      .notNull()
+      .references(() => orders.id),
+    paymentId: text("payment_id")
+      .notNull()
+      .references(() => payments.id),
+    idempotencyKey: text("idempotency_key").notNull().unique(),
+    /** Minor units, the sum of the refunded line items' prices. */
+    amountMinor: integer("amount_minor").notNull(),
+    currency: text("currency").notNull(),
+    /** The line items (tickets' seats) this refund is for. */
+    lineItemIds: jsonb("line_item_ids").$type<number[]>().notNull(),
+    reason: text("reason").notNull(),
+    /** "organizer:<id>" or "job:<name>". */
+    actor: text("actor").notNull(),
+    status: text("status").$type<"requested" | "succeeded">().notNull().default("requested"),
+    /** The PSP's refund id once it answered. */
+    providerRefundId: text("provider_refund_id"),
+    createdAt: createdAt(),
+    completedAt: ts("completed_at"),
+  },
+  (t) => [
+    check("refunds_amount_ck", sql`${t.amountMinor} > 0`),
+    check("refunds_status_ck", sql`${t.status} in ('requested', 'succeeded')`),
+    index("refunds_order_idx").on(t.orderId),
+    index("refunds_payment_idx").on(t.paymentId),
+  ],
+);
+
 /** Webhook events as received; the unique (provider, provider_event_id) makes replays harmless. */
 export const paymentEvents = pgTable(
   "payment_events",

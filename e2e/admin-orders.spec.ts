@@ -1,4 +1,6 @@
+import { readFile } from "node:fs/promises";
 import { expect, test, type Page } from "@playwright/test";
+import { createQueueShow } from "./db";
 import { clickSeat, enterThroughQueue, ORGANIZER, signIn, signUp } from "./helpers";
 
 const FAN3 = { email: "fan3@stararena.test", password: "fan-demo-3" };
@@ -128,4 +130,94 @@ test("the discrepancies page lists findings and runs reconciliation on demand", 
   await page.getByRole("button", { name: "Run reconciliation now" }).click();
   await expect(page.getByTestId("reconcile-result")).toContainText("Reconciled: every invariant holds.");
   await page.screenshot({ path: testInfo.outputPath("admin-discrepancies.png"), fullPage: true });
+});
+
+test("the organizer filters a show's orders by status, pages stay filtered, and the CSV download holds exactly the filtered orders", async ({ browser }, testInfo) => {
+  test.setTimeout(180_000);
+  const slug = `orders-list-${Date.now()}`;
+  const eventId = await createQueueShow({ slug, inSeconds: -5, ratePerMinute: 600, activeCap: 100 });
+  // ── Three orders: one ticketed, one given back (cancelled), one waiting for payment.
+  const buyer = await (await browser.newContext()).newPage();
+  // A fan of its own: the seeded fans' ticket counts belong to other specs (buy.spec.ts counts fan1's).
+  const buyerEmail = await signUp(buyer, "CSV Buyer");
+  await enterThroughQueue(buyer, slug);
+  await buyer.locator("#buy-quantity").selectOption("1");
+  await buyer.getByRole("button", { name: "Hold the best seat" }).click();
+  await buyer.getByRole("button", { name: /^Pay/ }).click();
+  await buyer.getByRole("button", { name: "Approve payment" }).click();
+  await expect(buyer.getByTestId("order-status")).toHaveText("Your tickets are ready");
+  const ticketedId = /ord_[0-9a-z]+/.exec(buyer.url())![0];
+  const leaver = await (await browser.newContext()).newPage();
+  await signIn(leaver, { email: "fan2@stararena.test", password: "fan-demo-2" });
+  await enterThroughQueue(leaver, slug);
+  await leaver.locator("#buy-quantity").selectOption("1");
+  await leaver.getByRole("button", { name: "Hold the best seat" }).click();
+  await leaver.getByRole("button", { name: "Give the seats back" }).click();
+  await leaver.getByRole("button", { name: "Yes, give them back" }).click();
+  await expect(leaver.getByTestId("order-status")).toHaveText("Seats given back");
+  const waiter = await (await browser.newContext()).newPage();
+  await signIn(waiter, FAN3);
+  await enterThroughQueue(waiter, slug);
+  await waiter.locator("#buy-quantity").selectOption("1");
+  await waiter.getByRole("button", { name: "Hold the best seat" }).click();
+  await expect(waiter).toHaveURL(/\/orders\/ord_/);
+
+  // ── The organizer's list: all three, with a count per status.
+  const org = await (await browser.newContext()).newPage();
+  await signIn(org, ORGANIZER, "/admin");
+  await org.goto(`/admin/events/${eventId}/orders`);
+  await expect(org.getByTestId("order-list-summary")).toHaveText("3 orders · page 1 of 1");
+  await expect(org.getByTestId("order-row")).toHaveCount(3);
+  await expect(org.locator('[data-testid="order-filter"][data-status="ticketed"]')).toHaveText("Ticketed 1");
+  await expect(org.locator('[data-testid="order-filter"][data-status="cancelled"]')).toHaveText("Cancelled 1");
+
+  // ── Filter: ticketed. The CSV link carries the filter; its download is that one order.
+  await org.getByRole("link", { name: "Ticketed 1" }).click();
+  await expect(org).toHaveURL(new RegExp(`/admin/events/${eventId}/orders\\?status=ticketed$`));
+  await expect(org.getByTestId("order-list-summary")).toHaveText("1 order · ticketed · page 1 of 1");
+  await expect(org.getByTestId("order-row")).toHaveCount(1);
+  await expect(org.getByTestId("order-row")).toHaveAttribute("data-status", "ticketed");
+  await expect(org.getByTestId("order-row")).toContainText(ticketedId);
+  await org.screenshot({ path: testInfo.outputPath("admin-orders-ticketed.png"), fullPage: true });
+  const csvOf = async () => {
+    const [download] = await Promise.all([org.waitForEvent("download"), org.getByRole("link", { name: "Download CSV" }).click()]);
+    return { name: download.suggestedFilename(), text: await readFile(await download.path(), "utf8") };
+  };
+  const ticketed = await csvOf();
+  expect(ticketed.name).toBe(`${slug}-orders-ticketed.csv`);
+  const lines = ticketed.text.split("\r\n");
+  expect(lines[0]).toBe("order id,status,fan email,fan name,seats,total,currency,created at (UTC),created at (Europe/Berlin),paid at (UTC),refunded");
+  expect(lines.at(-1)).toBe("");
+  const rows = lines.slice(1, -1).map((l) => l.split(","));
+  expect(rows.map((r) => [r[0], r[1], r[2], r[4], r[5], r[6]])).toEqual([[ticketedId, "ticketed", buyerEmail, "1", "30.00", "EUR"]]);
+  expect(rows[0]![9]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+
+  // ── Another filter: waiting for payment; its CSV too has only such orders.
+  await org.getByRole("link", { name: /^Waiting for payment/ }).click();
+  await expect(org).toHaveURL(/\?status=pending_payment$/);
+  await expect(org.getByTestId("order-row")).toHaveCount(1);
+  const pending = await csvOf();
+  expect(pending.name).toBe(`${slug}-orders-pending_payment.csv`);
+  const pendingRows = pending.text.split("\r\n").slice(1, -1);
+  expect(pendingRows).toHaveLength(1);
+  for (const r of pendingRows) expect(r.split(",")[1]).toBe("pending_payment");
+  // An unknown status is explained; a page past the last shows the last.
+  await org.goto(`/admin/events/${eventId}/orders?status=shipped`);
+  await expect(org.getByTestId("order-list-error")).toContainText('"shipped" is not an order status.');
+  await org.goto(`/admin/events/${eventId}/orders?status=cancelled&page=7`);
+  await expect(org.getByTestId("order-list-summary")).toHaveText("1 order · cancelled · page 1 of 1");
+
+  // ── A phone-wide screen: the page's content is no wider than the screen (the table scrolls in its own box).
+  await org.setViewportSize({ width: 360, height: 800 });
+  await org.goto(`/admin/events/${eventId}/orders`);
+  await expect(org.getByTestId("order-row")).toHaveCount(3);
+  expect(await org.evaluate("document.querySelector('main').scrollWidth")).toBeLessThanOrEqual(360);
+  expect(await org.evaluate("document.querySelector('[data-testid=order-list]').parentElement.scrollWidth > 360")).toBe(true);
+  await org.screenshot({ path: testInfo.outputPath("admin-orders-360.png"), fullPage: true });
+
+  // ── The CSV is the organizer's only: signed out 401, a fan 403.
+  const csvUrl = `/api/admin/events/${eventId}/orders.csv?status=ticketed`;
+  const anonymous = await browser.newContext();
+  expect((await anonymous.request.get(csvUrl)).status()).toBe(401);
+  expect((await buyer.request.get(csvUrl)).status()).toBe(403);
 });

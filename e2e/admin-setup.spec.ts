@@ -1,11 +1,9 @@
 import { expect, test } from "@playwright/test";
 import { ORGANIZER, signIn } from "./helpers";
 
-/** "YYYY-MM-DDTHH:mm" `days` from now at `hour`:00 — a local date-time for a datetime-local input. */
-function localIn(days: number, hour: number): string {
-  const d = new Date(Date.now() + days * 86_400_000);
-  const pad = (n: number) => String(n).padStart(2, "0");
-  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T${pad(hour)}:00`;
+/** The date `days` from now as "YYYY-MM-DD" — what the form's date input takes. */
+function dateIn(days: number): string {
+  return new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
 }
 
 test("an organizer creates a show on The Studio, previews it by price level, publishes it, and fans see it", async ({ page }, testInfo) => {
@@ -22,8 +20,11 @@ test("an organizer creates a show on The Studio, previews it by price level, pub
   await page.getByLabel("Name", { exact: true }).fill(name);
   await expect(page.getByLabel("Slug (the show's address)")).toHaveValue(/^setup-night-[a-z0-9]+$/);
   await page.getByLabel("Description").fill("Two sets, one piano.");
-  await page.getByLabel("Show starts").fill(localIn(40, 20));
-  await page.getByLabel("On-sale opens").fill(localIn(10, 10));
+  await expect(page.getByTestId("field-startsAt")).toContainText("24-hour clock (20:00), Europe/Berlin");
+  await page.getByLabel("Show starts date").fill(dateIn(40));
+  await page.getByLabel("Show starts time").fill("20:00");
+  await page.getByLabel("On-sale opens date").fill(dateIn(10));
+  await page.getByLabel("On-sale opens time").fill("10:00");
 
   await page.getByLabel("Level 1 name").fill("Front");
   await page.getByLabel("Level 1 price").fill("79.00");
@@ -36,10 +37,10 @@ test("an organizer creates a show on The Studio, previews it by price level, pub
   // Bad input: a readable message next to the field, the values kept, no 500.
   await page.getByRole("button", { name: "Create show" }).click();
   await expect(page.getByTestId("form-error")).toBeVisible();
-  await expect(page.getByTestId("error-levels.1.price")).toHaveText("Enter the price as a number such as 79.00.");
+  await expect(page.getByTestId("error-levels.1.price")).toHaveText("Enter the price as a number such as 79.00 or 79,00.");
   await expect(page.getByLabel("Level 1 rows")).toHaveValue("1–2");
   await expect(page.getByLabel("Name", { exact: true })).toHaveValue(name);
-  await page.getByLabel("Level 2 price").fill("49.50");
+  await page.getByLabel("Level 2 price").fill("49,50"); // a decimal comma reads as 49.50
   await page.getByRole("button", { name: "Create show" }).click();
 
   // The edit page: a draft, its seat map coloured by the two levels.

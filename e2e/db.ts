@@ -1,9 +1,9 @@
 /**
- * Direct access to the e2e server's database (stararena_e2e) for setting up scenarios the
+ * Direct access to the e2e server's database (stararena_e2e, or E2E_DATABASE as scripts/e2e-server.ts reads it) for setting up scenarios the
  * UI cannot create yet. Uses the app's own lib functions.
  */
 const base = new URL(process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/stararena");
-base.pathname = "/stararena_e2e";
+base.pathname = `/${process.env.E2E_DATABASE ?? "stararena_e2e"}`;
 process.env.DATABASE_URL = base.toString();
 
 import { eq } from "drizzle-orm";
@@ -57,4 +57,11 @@ export async function createArenaShow(slug: string): Promise<string> {
   });
   await closeDb();
   return eventId;
+}
+
+/** The language stored on an account (lib/i18n: what its e-mails are written in), or null. */
+export async function localeOfUser(email: string): Promise<string | null> {
+  const [row] = await db().select({ locale: user.locale }).from(user).where(eq(user.email, email));
+  await closeDb();
+  return row?.locale ?? null;
 }

@@ -13,14 +13,18 @@ export async function signIn(page: Page, account: { email: string; password: str
   await expect(page.getByTestId("signed-in-as")).toHaveText(account.email);
 }
 
+/** The sign-up form's words, for a page in another language. */
+export type SignUpLabels = { name: string; email: string; password: string; submit: string };
+const SIGN_UP_EN: SignUpLabels = { name: "Name", email: "Email", password: "Password", submit: "Create account" };
+
 /** Creates a new fan account through the sign-up page (unique email) and waits until signed in. @returns the email. */
-export async function signUp(page: Page, name: string, next?: string): Promise<string> {
-  const email = `${name.toLowerCase().replace(/\W+/g, "-")}-${Date.now()}@example.test`;
+export async function signUp(page: Page, name: string, next?: string, labels: SignUpLabels = SIGN_UP_EN): Promise<string> {
+  const email = `${name.toLowerCase().replace(/\W+/g, "-").replace(/^-|-$/g, "") || "fan"}-${Date.now()}@example.test`;
   await page.goto(next ? `/sign-up?next=${encodeURIComponent(next)}` : "/sign-up");
-  await page.getByLabel("Name").fill(name);
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill("a-good-password");
-  await page.getByRole("button", { name: "Create account" }).click();
+  await page.getByLabel(labels.name).fill(name);
+  await page.getByLabel(labels.email).fill(email);
+  await page.getByLabel(labels.password).fill("a-good-password");
+  await page.getByRole("button", { name: labels.submit }).click();
   await expect(page.getByTestId("signed-in-as")).toHaveText(email);
   return email;
 }
@@ -29,10 +33,10 @@ export async function signUp(page: Page, name: string, next?: string): Promise<s
  * Joins the show's queue and waits until the fan is admitted and back on the event page.
  * A fan whose earlier turn has ended (e.g. they already bought in another test) joins again.
  */
-export async function enterThroughQueue(page: Page, slug: string) {
+export async function enterThroughQueue(page: Page, slug: string, rejoinLabel = "Join the queue again") {
   await page.goto(`/events/${slug}/queue`);
   const admitted = new RegExp(`/events/${slug}\\?admitted=1`);
-  const rejoin = page.getByRole("button", { name: "Join the queue again" });
+  const rejoin = page.getByRole("button", { name: rejoinLabel });
   await expect(async () => {
     if (admitted.test(page.url())) return;
     if (await rejoin.isVisible()) await rejoin.click();

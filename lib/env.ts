@@ -48,6 +48,12 @@ const schema = z
     DATABASE_QUERY_TIMEOUT_MS: z.coerce.number().int().min(500).max(600_000).default(30_000),
     /** Longest wait for a new Postgres connection, in seconds: past it a request answers 503 (lib/db.ts). */
     DATABASE_CONNECT_TIMEOUT_SECONDS: z.coerce.number().min(0.5).max(60).default(2),
+    /**
+     * Sign-ins and sign-ups one client address may make per minute (better-auth's per-IP limit,
+     * lib/auth/index.ts). 30 by default; raise it where many people share one address (a venue's
+     * Wi-Fi, carrier-grade NAT) — the e2e server does, since the whole suite signs in from 127.0.0.1.
+     */
+    AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
     /** Longest any request may take before the server answers 503 itself, in ms (scripts/serve.ts); 2 s while a dependency is down. */
     REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000),
     /**

@@ -17,6 +17,8 @@
  */
 import { z } from "zod";
 import { noteDependencyFailure } from "@/lib/dependency-state";
+import { DEFAULT_LOCALE, type Locale } from "@/lib/i18n/config";
+import { translateErrorCode } from "@/lib/i18n/translate";
 
 /** What kind of refusal, which fixes the HTTP status. */
 export type ErrorKind =
@@ -61,6 +63,8 @@ export interface AppErrorOptions {
   details?: Record<string, unknown>;
   /** What an operator needs and a person does not (a PSP's own error text): logged with 5xx answers, never sent. */
   detail?: string;
+  /** The facts the message is made of (`{ limit: 4 }`), the ICU arguments of its translations (lib/i18n/messages, `errors.<code>`). */
+  params?: Record<string, string | number>;
   cause?: unknown;
 }
 
@@ -86,6 +90,7 @@ export class AppError extends Error {
   readonly retryAfter?: number;
   readonly details?: Record<string, unknown>;
   readonly detail?: string;
+  readonly params?: Record<string, string | number>;
 
   constructor(
     readonly kind: ErrorKind,
@@ -99,6 +104,7 @@ export class AppError extends Error {
     this.retryAfter = opts.retryAfter;
     this.details = opts.details;
     this.detail = opts.detail;
+    this.params = opts.params;
   }
 
   /** The HTTP status of this error's kind. */
@@ -185,7 +191,7 @@ export function postgresUnavailable(cause: unknown): AppError {
 /** A throttled request (429 `rate_limited`): how long to wait, in whole seconds (≥ 1), as `retryAfter`. */
 export class RateLimitedError extends AppError {
   constructor(retryAfterSeconds: number) {
-    super("rate_limited", "rate_limited", `Too many requests. Please wait ${retryAfterSeconds} second${retryAfterSeconds === 1 ? "" : "s"} and try again.`, { retryAfter: retryAfterSeconds });
+    super("rate_limited", "rate_limited", `Too many requests. Please wait ${retryAfterSeconds} second${retryAfterSeconds === 1 ? "" : "s"} and try again.`, { retryAfter: retryAfterSeconds, params: { retryAfter: retryAfterSeconds } });
   }
 }
 
@@ -230,16 +236,19 @@ function findAppError(error: unknown): AppError | null {
 }
 
 /**
- * The body and status for any thrown value. Unknown errors are logged with `requestId`
- * (console.error: message and stack) and answered 500 `internal` with that id.
+ * The body and status for any thrown value, its message in `locale` (English: the AppError's
+ * own words; others: the catalogue's `errors.<code>` with the error's params, else English).
+ * Unknown errors are logged with `requestId` (console.error: message and stack) and answered
+ * 500 `internal` with that id.
  */
-function describeError(error: unknown, requestId: string): { status: number; body: ErrorBody; retryAfter?: number } {
+function describeError(error: unknown, requestId: string, locale: Locale): { status: number; body: ErrorBody; retryAfter?: number } {
   const known = asAppError(error);
   if (!known) {
     console.error(`[${requestId}] unexpected error`, error);
-    return { status: 500, body: { error: INTERNAL_MESSAGE, code: "internal", requestId } };
+    return { status: 500, body: { error: translateErrorCode(locale, "internal") ?? INTERNAL_MESSAGE, code: "internal", requestId } };
   }
-  const body: ErrorBody = { ...known.details, error: known.message, code: known.code };
+  const message = translateErrorCode(locale, known.code, known.params) ?? known.message;
+  const body: ErrorBody = { ...known.details, error: message, code: known.code };
   if (known.field) body.field = known.field;
   // Also in the body, for server actions (they have no headers) and clients that ignore them.
   if (known.retryAfter !== undefined) body.retryAfter = Math.max(1, Math.ceil(known.retryAfter));
@@ -250,20 +259,23 @@ function describeError(error: unknown, requestId: string): { status: number; bod
   return { status: known.status, body, retryAfter: known.retryAfter };
 }
 
-/** A JSON error response for any thrown value (`Retry-After` when the error has one, never cached). */
-export function toErrorResponse(error: unknown, requestId: string): Response {
-  const { status, body, retryAfter } = describeError(error, requestId);
-  const headers: Record<string, string> = { "Cache-Control": "no-store", "X-Request-Id": requestId };
+/**
+ * A JSON error response for any thrown value (`Retry-After` when the error has one, never cached),
+ * its message in `locale` (lib/i18n/config.ts `localeOfRequest`; English when not given).
+ */
+export function toErrorResponse(error: unknown, requestId: string, locale: Locale = DEFAULT_LOCALE): Response {
+  const { status, body, retryAfter } = describeError(error, requestId, locale);
+  const headers: Record<string, string> = { "Cache-Control": "no-store", "X-Request-Id": requestId, "Content-Language": locale };
   if (retryAfter !== undefined) headers["Retry-After"] = String(Math.max(1, Math.ceil(retryAfter)));
   return Response.json(body, { status, headers });
 }
 
 /** The JSON body (`{ error, code, … }`) the answer to any thrown value carries, for a failure reported inside a successful answer. */
-export function toErrorBody(error: unknown, requestId: string): ErrorBody {
-  return describeError(error, requestId).body;
+export function toErrorBody(error: unknown, requestId: string, locale: Locale = DEFAULT_LOCALE): ErrorBody {
+  return describeError(error, requestId, locale).body;
 }
 
-/** A server action's failure for any thrown value. */
-export function toActionError(error: unknown, requestId: string): ActionFailure {
-  return { ok: false, ...toErrorBody(error, requestId) };
+/** A server action's failure for any thrown value, its message in `locale` (English when not given). */
+export function toActionError(error: unknown, requestId: string, locale: Locale = DEFAULT_LOCALE): ActionFailure {
+  return { ok: false, ...toErrorBody(error, requestId, locale) };
 }

@@ -33,6 +33,11 @@ export function formatInZone(at: Date, timeZone: string, locale = "en-GB"): stri
   }).format(at);
 }
 
+/** "20:10 CET" — the time of day of an instant in the venue's time zone, 24-hour, with the zone's label. */
+export function formatTimeInZone(at: Date, timeZone: string, locale = "en-GB"): string {
+  return new Intl.DateTimeFormat(locale, { hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone, timeZoneName: "short" }).format(at);
+}
+
 /** "20,000" */
 export function formatCount(n: number, locale = "en-GB"): string {
   return new Intl.NumberFormat(locale).format(n);
@@ -47,20 +52,69 @@ function currencyDigits(currency: string): number {
   }
 }
 
+/** Up to three digits, then groups of exactly three: "1", "12", "1234" (no grouping) or "1|234|567" split on the grouping mark. */
+const wellGrouped = (groups: string[]) => groups.length > 0 && /^\d{1,3}$/.test(groups[0]!) && groups.slice(1).every((g) => /^\d{3}$/.test(g));
+
 /**
- * Parses a price typed in major units (`"79"`, `"79.5"`, `"79.00"`, `"1,079.00"`) into integer
- * minor units of `currency` (7900 for EUR). @throws {PriceFormatError} with a readable message.
+ * Parses a price typed in major units into integer minor units of `currency` (7900 for
+ * "79" in EUR). Accepts a decimal point or a decimal comma, and grouping with the other mark:
+ * - no mark: `"79"`;
+ * - one mark once: it is the decimal mark — `"35.50"` and `"35,50"` are 3550, `"79.5"` 7950 —
+ *   except when exactly three digits follow it (`"1,500"`, `"1.500"`): that reads as 1500 in
+ *   one locale and 1.5 in another, so it is refused as ambiguous (for a currency without minor
+ *   units, such as JPY, it can only be grouping and means 1500);
+ * - both marks: the last one is the decimal mark and appears once, the other groups thousands
+ *   before it — `"1,234.50"` and `"1.234,50"` are 123450;
+ * - one mark several times: grouping of a whole amount — `"1,234,567"`, `"1.234.567"`.
+ * Groups after the first have exactly three digits (`"1,234,5"` and `"12,34.00"` are refused).
+ * Surrounding spaces are ignored; signs, currency symbols and inner spaces are refused.
+ * @throws {PriceFormatError} (400 `bad_price`) with a message saying how to write it.
  */
 export function parseMajorUnits(text: string, currency: string): number {
   const digits = currencyDigits(currency);
-  const cleaned = text.trim().replace(/(?<=\d),(?=\d{3}(\D|$))/g, "");
-  const m = /^(\d+)(?:\.(\d*))?$/.exec(cleaned);
-  if (!m) throw new PriceFormatError(`Enter the price as a number such as ${digits > 0 ? `79.${"0".repeat(digits)}` : "7900"}.`);
-  const fraction = m[2] ?? "";
+  const t = text.trim();
+  const example = digits > 0 ? `79.${"0".repeat(digits)} or 79,${"0".repeat(digits)}` : "7900";
+  const malformed = () => new PriceFormatError(`Enter the price as a number such as ${example}.`);
+  if (!/^\d[\d.,]*$/.test(t) || /[.,]$/.test(t)) throw malformed();
+  const commas = (t.match(/,/g) ?? []).length;
+  const points = (t.match(/\./g) ?? []).length;
+  let whole: string;
+  let fraction = "";
+  if (commas === 0 && points === 0) {
+    whole = t;
+  } else if (commas > 0 && points > 0) {
+    const decimalMark = t.lastIndexOf(",") > t.lastIndexOf(".") ? "," : ".";
+    const groupMark = decimalMark === "," ? "." : ",";
+    const cut = t.lastIndexOf(decimalMark);
+    const before = t.slice(0, cut);
+    fraction = t.slice(cut + 1);
+    if (before.includes(decimalMark) || !wellGrouped(before.split(groupMark))) {
+      throw new PriceFormatError(`"${t}" mixes "." and "," in a way that is not a price. Write it as 1234.50, 1,234.50 or 1.234,50.`);
+    }
+    whole = before.split(groupMark).join("");
+  } else {
+    const mark = commas > 0 ? "," : ".";
+    const parts = t.split(mark);
+    const grouping = parts.length > 2 || (parts[1]!.length === 3 && digits === 0);
+    if (!grouping && parts[1]!.length === 3) {
+      const thousands = `${parts[0]}${parts[1]}`;
+      throw new PriceFormatError(
+        digits < 3
+          ? `"${t}" is ambiguous: ${currency} prices have at most ${digits} decimals, so write ${thousands} for ${thousands}, or ${parts[0]}.${parts[1]!.slice(0, digits)} for the decimals.`
+          : `"${t}" is ambiguous (${thousands}, or ${parts[0]} and ${parts[1]} thousandths): write ${thousands} without a mark, or use both marks, such as 1,000.500.`,
+      );
+    }
+    if (!grouping) {
+      [whole, fraction] = [parts[0]!, parts[1]!];
+    } else {
+      if (!wellGrouped(parts)) throw new PriceFormatError(`"${t}" is not a price: after the first, digits are grouped in threes (1,234,567). Write the decimals after the last mark, such as 1.234,50.`);
+      whole = parts.join("");
+    }
+  }
   if (fraction.length > digits) {
     throw new PriceFormatError(digits === 0 ? `${currency} prices have no decimals.` : `${currency} prices have at most ${digits} decimals.`);
   }
-  const minor = Number(m[1]) * 10 ** digits + Number(fraction.padEnd(digits, "0") || 0);
+  const minor = Number(whole) * 10 ** digits + Number(fraction.padEnd(digits, "0") || 0);
   if (!Number.isSafeInteger(minor) || minor > 10_000_000) throw new PriceFormatError("That price is too high.");
   return minor;
 }

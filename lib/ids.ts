@@ -8,7 +8,7 @@ import { z } from "zod";
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
 
 /** Known id prefixes, one per entity that is addressed from outside the database. */
-export type IdPrefix = "evt" | "ven" | "ord" | "pay" | "tkt" | "hld" | "pl" | "usr" | "dsc" | "pev";
+export type IdPrefix = "evt" | "ven" | "ord" | "pay" | "tkt" | "hld" | "pl" | "usr" | "dsc" | "pev" | "rfd";
 
 /** Returns a new random id `${prefix}_xxxxxxxxxxxxxxxx`. */
 export function newId(prefix: IdPrefix): string {

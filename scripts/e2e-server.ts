@@ -5,6 +5,7 @@
  * server, the standalone door behind it, the worker). Started by playwright.config.ts.
  */
 import { buildIfNeeded, clearRenderedPages } from "./lib/build";
+import { E2E_AUTH_RATE_LIMIT_PER_MINUTE } from "./lib/e2e-settings";
 import { supervise } from "./lib/processes";
 import { ensureRunSecrets } from "./lib/local-env";
 import { dropDatabase, ensureDatabase, runMigrations } from "@/lib/migrations";
@@ -14,14 +15,18 @@ import { deleteKeys } from "@/lib/redis-keys";
 
 const port = process.env.E2E_PORT ?? "3100";
 const base = new URL(process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/stararena");
-base.pathname = "/stararena_e2e";
+// A spec run beside others picks its own database and Redis prefix (E2E_DATABASE, E2E_REDIS_PREFIX).
+base.pathname = `/${process.env.E2E_DATABASE ?? "stararena_e2e"}`;
+const redisPrefix = process.env.E2E_REDIS_PREFIX ?? "e2e:";
 const databaseUrl = base.toString();
 Object.assign(process.env, {
   DATABASE_URL: databaseUrl,
-  REDIS_KEY_PREFIX: "e2e:",
+  REDIS_KEY_PREFIX: redisPrefix,
   APP_URL: `http://127.0.0.1:${port}`,
   PORT: port,
   DEMO_ONSALE_DELAY_MINUTES: "5",
+  // The whole suite signs fans in and up from 127.0.0.1: the per-address auth limit (30/min) is for the public.
+  AUTH_RATE_LIMIT_PER_MINUTE: String(E2E_AUTH_RATE_LIMIT_PER_MINUTE),
   PAYMENT_PROVIDER: "sandbox",
 });
 // The production build refuses to start without secrets: random ones for this run.
@@ -29,7 +34,7 @@ ensureRunSecrets();
 
 // A fresh start: the previous run's database and Redis keys go.
 await dropDatabase(databaseUrl);
-await deleteKeys(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "e2e:*");
+await deleteKeys(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", `${redisPrefix}*`);
 await ensureDatabase(databaseUrl);
 await runMigrations(databaseUrl);
 await seedDemo(db(), { onSaleDelayMinutes: 5 });

@@ -31,6 +31,7 @@ import { appOrigins } from "@/lib/env";
 import { troubledDependency, type Dependency } from "@/lib/dependency-state";
 import { AppError, asAppError, OUTAGE_RETRY_AFTER_SECONDS, postgresUnavailable, RedisUnavailableError, toErrorResponse } from "@/lib/errors";
 import { checkHealth } from "@/lib/health";
+import { localeOfRequest } from "@/lib/i18n/config";
 import { actionBodyRefusal, edgeRefusal, isActionRequest, MAX_ACTION_BODY_BYTES, wantsJson } from "@/lib/http/edge";
 import { requestScopes, type RequestScope } from "@/lib/request-scope";
 import { isDoorPath } from "@/lib/waiting-room/paths";
@@ -52,7 +53,7 @@ function refusalPage(error: AppError): string {
 async function refuse(req: IncomingMessage, res: ServerResponse, error: AppError): Promise<void> {
   const requestId = randomUUID();
   if (wantsJson(req)) {
-    const r = toErrorResponse(error, requestId);
+    const r = toErrorResponse(error, requestId, localeOfRequest({ get: (name) => [req.headers[name] ?? null].flat()[0] ?? null }));
     res.writeHead(r.status, Object.fromEntries(r.headers));
     res.end(await r.text());
     return;
@@ -165,7 +166,11 @@ function toNext(req: IncomingMessage, res: ServerResponse): void {
   });
 }
 
-const app = next({ dev, hostname: host, port, dir: process.cwd(), turbopack: dev ? true : undefined });
+// `hostname` is only the origin Next resolves the proxy's rewrites against, not where we listen:
+// Next's request URL always names a loopback host "localhost" (NextURL), so with "127.0.0.1" or
+// "0.0.0.0" here every rewrite of proxy.ts (the locale, unknown shows) reads as a different origin
+// and is proxied as an external URL ("Failed to proxy … socket hang up"). The server binds `host`.
+const app = next({ dev, hostname: "localhost", port, dir: process.cwd(), turbopack: dev ? true : undefined });
 const handle = app.getRequestHandler();
 await app.prepare();
 

@@ -5,10 +5,12 @@
  * promises nothing is lost, and retries by itself with back-off (components/trouble.ts), so a
  * fan waiting on the page is back as soon as the service is.
  */
+import { useTranslations } from "next-intl";
 import { useEffect, useState } from "react";
 import { troubleDelayMs } from "@/components/trouble";
 
 export default function ErrorPage({ retry }: { error: Error & { digest?: string }; retry: () => void }) {
+  const t = useTranslations("ErrorPage");
   const [attempt, setAttempt] = useState(0);
   const [left, setLeft] = useState(0);
   useEffect(() => {
@@ -28,11 +30,11 @@ export default function ErrorPage({ retry }: { error: Error & { digest?: string 
   }, [attempt, retry]);
   return (
     <div role="alert" className="mx-auto max-w-xl space-y-4 rounded-xl border border-amber-300/30 bg-amber-300/5 p-6" data-testid="trouble">
-      <h1 className="text-2xl font-bold">We&apos;re having trouble on our side</h1>
-      <p className="text-white/80">This page could not be loaded just now. Nothing is lost: your place in the queue, your seats on hold and your orders are kept.</p>
-      <p className="text-white/60" aria-live="polite">Trying again in {left} s…</p>
+      <h1 className="text-2xl font-bold">{t("title")}</h1>
+      <p className="text-white/80">{t("body")}</p>
+      <p className="text-white/60" aria-live="polite">{t("retrying", { seconds: left })}</p>
       <button onClick={() => retry()} className="rounded bg-indigo-500 px-5 py-2 font-semibold">
-        Try again now
+        {t("retryNow")}
       </button>
     </div>
   );

@@ -1,15 +1,31 @@
 /**
  * The organizer's order desk against the real Postgres, Redis and the sandbox PSP:
- * search, the order view, refund (the seat goes back on sale), re-issue, release of a
+ * search, the order list (status filter, paging) and its CSV export (also through its route), the order view, refund (the seat goes back on sale), re-issue, release of a
  * stuck hold, and the ownership checks. Purchases go through the sandbox PSP exactly as
  * in lib/reconciliation/failure-table.test.ts. Each test ends with the invariant checker at zero.
  */
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import postgres from "postgres";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { adminActions, eventSeats, lineItems, orders, payments, tickets, user } from "@/db/schema";
+import { GET as ordersCsvRoute } from "@/app/api/admin/events/[eventId]/orders.csv/route";
+import { auth } from "@/lib/auth";
 import { AppError } from "@/lib/errors";
-import { getAdminOrder, normalizeSeatQuery, refundOrder, reissueTickets, releaseStuckHold, searchOrders } from "@/lib/admin/orders";
+import {
+  countEventOrders,
+  exportEventOrdersCsv,
+  getAdminOrder,
+  listEventOrders,
+  normalizeSeatQuery,
+  ordersCsv,
+  parseOrderListQuery,
+  refundOrder,
+  refundOrderTickets,
+  reissueTickets,
+  releaseStuckHold,
+  searchOrders,
+  type OrderListRow,
+} from "@/lib/admin/orders";
 import { listDiscrepancies, reconcileEventNow } from "@/lib/admin/discrepancies";
 import { closeDb, db } from "@/lib/db";
 import { env } from "@/lib/env";
@@ -27,6 +43,7 @@ import { deliverAll, sandbox } from "@/lib/testing/psp";
 import { CLEAN_INVARIANTS } from "@/lib/testing/invariants";
 import { makeFans, makeStudioShow, makeUser } from "@/lib/testing/fixtures";
 import { checkIn } from "@/lib/tickets/check-in";
+import { closePendingOrder } from "@/lib/payments/expiry";
 
 afterAll(async () => {
   await closeDb();
@@ -134,7 +151,7 @@ describe("getAdminOrder", () => {
     expect(orderLog).toEqual(expect.arrayContaining(["paid", "ticketed"]));
     const times = view.transitions.map((t) => t.at.getTime());
     expect([...times].sort((x, y) => x - y)).toEqual(times);
-    expect(view.can).toEqual({ refund: true, reissue: true, releaseHold: false });
+    expect(view.can).toEqual({ refund: true, refundTickets: true, reissue: true, releaseHold: false });
 
     const stranger = await makeUser(db(), "organizer");
     const e = await refusal(getAdminOrder(db(), stranger.id, a.orderId));
@@ -330,5 +347,236 @@ describe("releaseStuckHold", () => {
     expect(e.message).toMatch(/^This hold runs until \d\d:\d\d:\d\d and ends by itself/);
     expect(await statusOf(h.orderId)).toBe("pending_payment");
     await expectInvariantsClean();
+  });
+});
+
+/** A small RFC 4180 reader, independent of the writer under test: records of fields. */
+function readCsv(text: string): string[][] {
+  const records: string[][] = [];
+  let record: string[] = [];
+  let field = "";
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted && c === '"' && text[i + 1] === '"') {
+      field += '"';
+      i++;
+    } else if (quoted && c === '"') {
+      quoted = false;
+    } else if (quoted) {
+      field += c;
+    } else if (c === '"' && field === "") {
+      quoted = true;
+    } else if (c === ",") {
+      record.push(field);
+      field = "";
+    } else if (c === "\r" && text[i + 1] === "\n") {
+      record.push(field);
+      records.push(record);
+      record = [];
+      field = "";
+      i++;
+    } else if (c === "\n" || c === "\r") {
+      throw new Error(`bare line break at ${i}: records end with CRLF`);
+    } else {
+      field += c;
+    }
+  }
+  if (field !== "" || record.length > 0) throw new Error("the last record has no CRLF");
+  return records;
+}
+
+const HEADER = ["order id", "status", "fan email", "fan name", "seats", "total", "currency", "created at (UTC)", "created at (Europe/Berlin)", "paid at (UTC)", "refunded"];
+
+describe("listEventOrders, countEventOrders and the CSV export", () => {
+  it("filters by status (partially refunded too), pages newest first with a stable tie-break, and exports the filtered list as RFC 4180 CSV", async () => {
+    // Eight orders, created in this order: two ticketed, one partially refunded, one refunded,
+    // two waiting for payment, one expired, one cancelled (none is "paid" without tickets).
+    const t1 = await bought([0, 1]); // 2 × 45.00
+    const t2 = await bought([2]); // 45.00
+    const pr = await bought([20, 21]); // 2 × 29.00, one refunded below
+    const rf = await bought([3]); // 45.00, refunded in full below
+    const p1 = await held([30]);
+    const p2 = await held([31]);
+    const ex = await held([32], 14 * MIN + 50_000);
+    const ca = await held([33], 14 * MIN + 50_000);
+    const [prTicket] = await db().select().from(tickets).where(eq(tickets.orderId, pr.orderId));
+    await refundOrderTickets(db(), show.organizerId, pr.orderId, { ticketIds: [prTicket!.id], reason: "Blocked view", idempotencyKey: `list-${pr.orderId}` });
+    await refundOrder(db(), show.organizerId, rf.orderId);
+    await db().update(orders).set({ holdExpiresAt: new Date(Date.now() - 1_000) }).where(eq(orders.id, ex.orderId));
+    expect(await closePendingOrder(db(), ex.orderId, "expired", { actor: "system", reason: "test" })).toBe("closed");
+    await db().update(orders).set({ holdExpiresAt: new Date(Date.now() - 1_000) }).where(eq(orders.id, ca.orderId));
+    expect((await releaseStuckHold(db(), show.organizerId, ca.orderId)).result).toBe("released");
+    // t1 and t2 created at the same instant: the id decides, descending.
+    // (In SQL: a JS Date would drop the microseconds.)
+    await db().execute(sql`update orders set created_at = (select created_at from orders where id = ${t2.orderId}) where id = ${t1.orderId}`);
+    const tied = [t1.orderId, t2.orderId].sort().reverse();
+    const newestFirst = [ca.orderId, ex.orderId, p2.orderId, p1.orderId, rf.orderId, pr.orderId, ...tied];
+    // The fan of t1 has a comma, quotes and a line break in name and email; t2's name starts like a formula.
+    const t1Email = `"jo,"x"-${t1.orderId}@test.stararena`;
+    await db().update(user).set({ name: 'Doe, "JJ"\nJr', email: t1Email }).where(eq(user.id, t1.fan));
+    await db().update(user).set({ name: "=HYPERLINK(1)" }).where(eq(user.id, t2.fan));
+    // Another show's orders never appear.
+    const other = await makeStudioShow(db(), { onSaleAt: new Date(Date.now() - 86_400_000) });
+    await rebuildInventory(db(), other.eventId);
+    await placeOrder(db(), { eventId: other.eventId, fanId: (await makeFans(db(), 1))[0]!, request: { kind: "seats", ordinals: [1] } });
+
+    // Counts per status: 2 + 0 + 2 + 1 + 1 + 1 + 1 = 8.
+    expect(await countEventOrders(db(), show.organizerId, show.eventId)).toEqual({
+      total: 8,
+      byStatus: { pending_payment: 2, paid: 0, ticketed: 2, partially_refunded: 1, expired: 1, cancelled: 1, refunded: 1 },
+    });
+    const all = await listEventOrders(db(), show.organizerId, show.eventId, { page: 1, pageSize: 3 });
+    expect([all.total, all.page, all.pages, all.status]).toEqual([8, 1, 3, null]);
+    const pageIds: string[] = [];
+    for (const page of [1, 2, 3]) {
+      const p = await listEventOrders(db(), show.organizerId, show.eventId, { page, pageSize: 3 });
+      expect(p.rows).toHaveLength(page < 3 ? 3 : 2);
+      pageIds.push(...p.rows.map((r) => r.id));
+    }
+    expect(pageIds).toEqual(newestFirst);
+    // Past the last page: the last page; the default page size is 50.
+    expect(await listEventOrders(db(), show.organizerId, show.eventId, { page: 9, pageSize: 3 })).toMatchObject({ page: 3, pages: 3, total: 8 });
+    expect(await listEventOrders(db(), show.organizerId, show.eventId)).toMatchObject({ page: 1, pages: 1, pageSize: 50, total: 8 });
+
+    const ids = async (status: string) => (await listEventOrders(db(), show.organizerId, show.eventId, { status, page: 1 })).rows.map((r) => r.id);
+    expect(await ids("ticketed")).toEqual(tied);
+    expect(await ids("partially_refunded")).toEqual([pr.orderId]);
+    expect(await ids("refunded")).toEqual([rf.orderId]);
+    expect(await ids("pending_payment")).toEqual([p2.orderId, p1.orderId]);
+    expect(await ids("expired")).toEqual([ex.orderId]);
+    expect(await ids("cancelled")).toEqual([ca.orderId]);
+    expect(await listEventOrders(db(), show.organizerId, show.eventId, { status: "paid", page: 1 })).toMatchObject({ rows: [], total: 0, page: 1, pages: 1 });
+    expect(await ids("")).toEqual(newestFirst);
+
+    // What a row says: seats, money in minor units, paid at, refunded.
+    const rows = new Map(all.rows.concat((await listEventOrders(db(), show.organizerId, show.eventId)).rows).map((r) => [r.id, r]));
+    expect(rows.get(pr.orderId)).toMatchObject({ status: "partially_refunded", seats: ["Sec MAIN · Row C · Seat 1", "Sec MAIN · Row C · Seat 2"], totalMinor: 5_800, refundedMinor: 2_900, currency: "EUR" });
+    expect(rows.get(rf.orderId)).toMatchObject({ status: "refunded", totalMinor: 4_500, refundedMinor: 4_500 });
+    expect(rows.get(t1.orderId)).toMatchObject({ status: "ticketed", fanEmail: t1Email, fanName: 'Doe, "JJ"\nJr', totalMinor: 9_000, refundedMinor: 0 });
+    expect(rows.get(t1.orderId)!.paidAt).toBeInstanceOf(Date);
+    expect(rows.get(p1.orderId)).toMatchObject({ status: "pending_payment", paidAt: null, refundedMinor: 0 });
+    expect(rows.get(ca.orderId)).toMatchObject({ status: "cancelled", paidAt: null });
+
+    // Refusals: typed, 400 for bad input, 403/404 for the wrong show.
+    const bad = await refusal(listEventOrders(db(), show.organizerId, show.eventId, { status: "shipped", page: 1 }));
+    expect([bad.status, bad.code]).toEqual([400, "unknown_status"]);
+    expect(bad.message).toBe('"shipped" is not an order status. Filter by one of pending_payment, paid, ticketed, partially_refunded, expired, cancelled, refunded — or by none, for all orders.');
+    for (const page of [0, -1, 1.5, Number.NaN]) expect((await refusal(listEventOrders(db(), show.organizerId, show.eventId, { page }))).code).toBe("bad_page");
+    const stranger = await makeUser(db(), "organizer");
+    expect((await refusal(listEventOrders(db(), stranger.id, show.eventId, { page: 1 }))).code).toBe("not_your_show");
+    expect((await refusal(countEventOrders(db(), stranger.id, show.eventId))).code).toBe("not_your_show");
+    expect((await refusal(exportEventOrdersCsv(db(), stranger.id, show.eventId))).code).toBe("not_your_show");
+    expect((await refusal(exportEventOrdersCsv(db(), show.organizerId, "evt_doesnotexist"))).code).toBe("not_found");
+    expect((await refusal(exportEventOrdersCsv(db(), show.organizerId, show.eventId, { status: "Ticketed" }))).code).toBe("unknown_status");
+    expect((await listEventOrders(db(), other.organizerId, other.eventId)).total).toBe(1);
+
+    // The CSV of the ticketed orders: the header, then both, every one "ticketed", quoting per RFC 4180.
+    const event = (await db().query.events.findFirst({ where: (e, { eq: is }) => is(e.id, show.eventId) }))!;
+    const ticketed = await exportEventOrdersCsv(db(), show.organizerId, show.eventId, { status: "ticketed" });
+    expect(ticketed.filename).toBe(`${event.slug}-orders-ticketed.csv`);
+    const text = await new Response(ticketed.body).text();
+    const records = readCsv(text);
+    expect(records[0]).toEqual(HEADER);
+    expect(records.slice(1).map((r) => r[0])).toEqual(tied);
+    expect(records.slice(1).every((r) => r.length === HEADER.length && r[1] === "ticketed")).toBe(true);
+    const t1Line = records.find((r) => r[0] === t1.orderId)!;
+    expect(t1Line.slice(1, 7)).toEqual(["ticketed", t1Email, 'Doe, "JJ"\nJr', "2", "90.00", "EUR"]);
+    expect(text).toContain(`,"""jo,""x""-${t1.orderId}@test.stararena","Doe, ""JJ""\nJr",2,90.00,EUR,`);
+    expect(records.find((r) => r[0] === t2.orderId)!.slice(3, 6)).toEqual(["'=HYPERLINK(1)", "1", "45.00"]);
+    expect(t1Line[7]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(new Date(t1Line[8]!).getTime()).toBe(new Date(t1Line[7]!).getTime()); // the same instant on Berlin's clock
+    expect(t1Line[8]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+0[12]:00$/);
+    expect(t1Line[9]).toMatch(/Z$/);
+    expect(t1Line[10]).toBe("0.00");
+
+    // The whole list in batches of 3 (keyset paging): every order once, in the list's order; and the partial refund's amounts.
+    const everything = await exportEventOrdersCsv(db(), show.organizerId, show.eventId, { batchSize: 3 });
+    expect(everything.filename).toBe(`${event.slug}-orders-all.csv`);
+    const lines = readCsv(await new Response(everything.body).text()).slice(1);
+    expect(lines.map((r) => r[0])).toEqual(newestFirst);
+    expect(lines.find((r) => r[0] === pr.orderId)!.slice(1, 7).concat(lines.find((r) => r[0] === pr.orderId)![10]!)).toEqual(["partially_refunded", await emailOf(pr.fan), "Fan 0", "2", "58.00", "EUR", "29.00"]);
+    expect(lines.find((r) => r[0] === rf.orderId)![10]).toBe("45.00");
+    expect(lines.find((r) => r[0] === p1.orderId)![9]).toBe("");
+    const partial = readCsv(await new Response((await exportEventOrdersCsv(db(), show.organizerId, show.eventId, { status: "partially_refunded", batchSize: 1 })).body).text());
+    expect(partial.map((r) => r[0])).toEqual(["order id", pr.orderId]);
+    await expectInvariantsClean();
+  }, 120_000);
+
+  it("ordersCsv writes major units per currency and the venue's clock with its offset", () => {
+    const row = (over: Partial<OrderListRow>): OrderListRow => ({
+      id: "ord_1",
+      status: "ticketed",
+      fanEmail: "a@b.c",
+      fanName: "A",
+      seats: ["x"],
+      totalMinor: 9_000,
+      currency: "EUR",
+      createdAt: new Date("2026-12-03T19:00:05.123Z"),
+      paidAt: null,
+      refundedMinor: 0,
+      ...over,
+    });
+    const csv = ordersCsv([row({}), row({ id: "ord_2", totalMinor: 12_000, currency: "JPY", createdAt: new Date("2026-07-01T18:30:15Z"), paidAt: new Date("2026-07-01T18:31:00Z"), refundedMinor: 500 })], { timeZone: "Europe/Berlin" });
+    expect(csv.split("\r\n")).toEqual([
+      HEADER.join(","),
+      "ord_1,ticketed,a@b.c,A,1,90.00,EUR,2026-12-03T19:00:05Z,2026-12-03T20:00:05+01:00,,0.00",
+      "ord_2,ticketed,a@b.c,A,1,12000,JPY,2026-07-01T18:30:15Z,2026-07-01T20:30:15+02:00,2026-07-01T18:31:00Z,500",
+      "",
+    ]);
+    // A zone behind UTC by a half hour; no header.
+    expect(ordersCsv([row({ fanName: "-1", fanEmail: "+x@y.z" })], { timeZone: "America/St_Johns", header: false })).toBe(
+      "ord_1,ticketed,'+x@y.z,'-1,1,90.00,EUR,2026-12-03T19:00:05Z,2026-12-03T15:30:05-03:30,,0.00\r\n",
+    );
+  });
+
+  it("parseOrderListQuery reads ?status= and ?page=", () => {
+    expect(parseOrderListQuery({})).toEqual({ status: null, page: 1 });
+    expect(parseOrderListQuery({ status: "all", page: "" })).toEqual({ status: null, page: 1 });
+    expect(parseOrderListQuery({ status: "partially_refunded", page: "12" })).toEqual({ status: "partially_refunded", page: 12 });
+    for (const status of ["shipped", "TICKETED", ["paid", "paid"], "constructor"]) expect(() => parseOrderListQuery({ status })).toThrow(expect.objectContaining({ code: "unknown_status", status: 400 }));
+    for (const page of ["0", "-1", "1.5", "x", ["1", "2"], "9999999999"]) expect(() => parseOrderListQuery({ page })).toThrow(expect.objectContaining({ code: "bad_page", status: 400 }));
+  });
+});
+
+describe("GET /api/admin/events/[eventId]/orders.csv", () => {
+  /** Signs in through better-auth; the Cookie header a browser would send. */
+  async function cookieOf(email: string): Promise<string> {
+    const { headers } = await auth().api.signInEmail({ body: { email, password: "password-123" }, returnHeaders: true });
+    return headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; ");
+  }
+  const get = (eventId: string, qs: string, cookie?: string) =>
+    ordersCsvRoute(new Request(`${env().APP_URL}/api/admin/events/${eventId}/orders.csv${qs}`, { headers: cookie ? { cookie } : {} }), { params: Promise.resolve({ eventId }) });
+
+  it("answers the organizer with a CSV download of the filtered orders; signed out 401, a fan or another organizer 403, a bad status 400", async () => {
+    const a = await bought([5]);
+    await held([6]);
+    const slug = (await db().query.events.findFirst({ where: (e, { eq: is }) => is(e.id, show.eventId) }))!.slug;
+    const organizer = await cookieOf(await emailOf(show.organizerId));
+    const res = await get(show.eventId, "?status=ticketed", organizer);
+    expect(res.status).toBe(200);
+    expect(Object.fromEntries(["content-type", "content-disposition", "cache-control"].map((h) => [h, res.headers.get(h)]))).toEqual({
+      "content-type": "text/csv; charset=utf-8",
+      "content-disposition": `attachment; filename="${slug}-orders-ticketed.csv"`,
+      "cache-control": "no-store",
+    });
+    const records = readCsv(await res.text());
+    expect(records.map((r) => [r[0], r[1]])).toEqual([
+      ["order id", "status"],
+      [a.orderId, "ticketed"],
+    ]);
+    expect(readCsv(await (await get(show.eventId, "", organizer)).text())).toHaveLength(3);
+
+    expect((await get(show.eventId, "?status=ticketed")).status).toBe(401);
+    const fan = await makeUser(db(), "fan");
+    expect((await get(show.eventId, "", await cookieOf(fan.email))).status).toBe(403);
+    const stranger = await makeUser(db(), "organizer");
+    const refused = await get(show.eventId, "", await cookieOf(stranger.email));
+    expect([refused.status, ((await refused.json()) as { code: string }).code]).toEqual([403, "not_your_show"]);
+    const bad = await get(show.eventId, "?status=shipped", organizer);
+    expect([bad.status, ((await bad.json()) as { code: string }).code]).toEqual([400, "unknown_status"]);
   });
 });

@@ -1,6 +1,6 @@
 /**
- * The organizer's order desk: find an order of one of their shows, read everything about
- * it, and act on it — refund (lib/payments/refund-order.ts), re-issue tickets
+ * The organizer's order desk: list a show's orders (by status, a page at a time, or all of
+ * them as CSV), find an order of one of their shows, read everything about it, and act on it — refund (lib/payments/refund-order.ts), re-issue tickets
  * (lib/tickets/reissue.ts), release a stuck hold (lib/payments/expiry.ts). This module
  * keeps what is the organizer's: every read and action is scoped to the organizer who
  * owns the show (checked here too, not only by the page), every action and every refusal
@@ -14,15 +14,18 @@
  */
 import { createHash } from "node:crypto";
 import { asc, eq, sql } from "drizzle-orm";
-import { events, lineItems, orders, orderTransitions, payments, priceLevels, seats, tickets, user } from "@/db/schema";
+import { events, lineItems, orders, orderTransitions, payments, priceLevels, refunds, seats, tickets, user } from "@/db/schema";
 import { listOrderAdminActions, recordAdminAction, type AdminActionName, type AdminActionView } from "@/lib/audit/admin-actions";
 import type { Db } from "@/lib/db";
 import { AppError, type ErrorKind } from "@/lib/errors";
+import { formatMajorUnits } from "@/lib/format";
 import type { OrderStatus, TransitionCause } from "@/lib/orders/state-machine";
 import { closePendingOrder } from "@/lib/payments/expiry";
 import { PaymentProviderError } from "@/lib/payments/provider";
 import { refundPaidOrder, type RefundOutcome } from "@/lib/payments/refund-order";
+import { refundTickets, type PartialRefundOutcome, type RefundTicketsRequest } from "@/lib/payments/refund-tickets";
 import { rotateTicketCodes, type ReissueOutcome } from "@/lib/tickets/reissue";
+import { utcToZonedLocal } from "@/lib/time-zone";
 
 /** Why an admin read or action was refused. */
 export type AdminOrderErrorCode =
@@ -45,7 +48,11 @@ export type AdminOrderErrorCode =
   /** The PSP did not answer or refused; nothing irreversible happened, try again. */
   | "psp_unavailable"
   /** Something else is changing the order right now (e.g. tickets being issued); try again. */
-  | "busy";
+  | "busy"
+  /** Order list: the status filter names no status ({@link ORDER_LIST_STATUSES}). */
+  | "unknown_status"
+  /** Order list: the page is not a whole number from 1. */
+  | "bad_page";
 
 const ADMIN_ERROR_KIND: Record<AdminOrderErrorCode, ErrorKind> = {
   not_found: "not_found",
@@ -58,6 +65,8 @@ const ADMIN_ERROR_KIND: Record<AdminOrderErrorCode, ErrorKind> = {
   hold_running: "conflict",
   psp_unavailable: "unavailable",
   busy: "conflict",
+  unknown_status: "bad_request",
+  bad_page: "bad_request",
 };
 
 /** A refused admin read or action. `message` is written for the organizer. */
@@ -176,6 +185,284 @@ export async function searchOrders(db: Db, organizerId: string, eventId: string,
   }));
 }
 
+// ─── The order list and its CSV ──────────────────────────────────────────────
+
+/**
+ * The statuses the order list shows and filters by, with their labels: an order's status
+ * (lib/orders/state-machine.ts), except that a ticketed order with a succeeded partial
+ * refund (docs/adr/0020) shows as "partially_refunded" — so the filters split a show's
+ * orders into groups that add up to all of them ("ticketed" is the ticketed orders without
+ * a partial refund).
+ */
+export const ORDER_LIST_LABELS: Readonly<Record<OrderStatus | "partially_refunded", string>> = {
+  pending_payment: "Waiting for payment",
+  paid: "Paid",
+  ticketed: "Ticketed",
+  partially_refunded: "Partially refunded",
+  expired: "Expired",
+  cancelled: "Cancelled",
+  refunded: "Refunded",
+};
+
+/** A status of the order list (see {@link ORDER_LIST_LABELS}). */
+export type OrderListStatus = keyof typeof ORDER_LIST_LABELS;
+
+/** Every {@link OrderListStatus}, in the order the filters show them. */
+export const ORDER_LIST_STATUSES = Object.keys(ORDER_LIST_LABELS) as OrderListStatus[];
+
+/** Orders per page of {@link listEventOrders} unless asked otherwise. */
+export const ORDER_PAGE_SIZE = 50;
+/** The largest page {@link listEventOrders} reads, and the batch {@link exportEventOrdersCsv} reads at a time. */
+export const ORDER_BATCH_MAX = 1_000;
+
+/** One order of the list (and one line of its CSV). Money in minor units of `currency`. */
+export interface OrderListRow {
+  id: string;
+  status: OrderListStatus;
+  fanEmail: string;
+  fanName: string;
+  /** Labels of every seat the order was for (also those released or refunded since), in seat order. */
+  seats: string[];
+  totalMinor: number;
+  currency: string;
+  createdAt: Date;
+  /** When the order first became paid (its transition log), or null if it never was. */
+  paidAt: Date | null;
+  /** Money given back: fully refunded payments in full, plus succeeded partial refunds of the others. */
+  refundedMinor: number;
+}
+
+/** One page of {@link listEventOrders}. */
+export interface OrderListPage {
+  rows: OrderListRow[];
+  /** Orders matching the filter, on all pages. */
+  total: number;
+  /** The page shown, 1-based (a page past the last is clamped to the last). */
+  page: number;
+  /** Number of pages, at least 1 (an empty list has one empty page). */
+  pages: number;
+  pageSize: number;
+  /** The filter; null for all orders. */
+  status: OrderListStatus | null;
+}
+
+const badPage = () => new AdminOrderError("bad_page", "The page must be a whole number from 1.");
+
+/** The filter as given (a query string value or absent) → a status, or null for all orders. */
+function listStatus(status: unknown): OrderListStatus | null {
+  if (status === undefined || status === null || status === "" || status === "all") return null;
+  if (typeof status === "string" && Object.hasOwn(ORDER_LIST_LABELS, status)) return status as OrderListStatus;
+  const shown = typeof status === "string" ? `"${status.slice(0, 40)}"` : "That";
+  throw new AdminOrderError("unknown_status", `${shown} is not an order status. Filter by one of ${ORDER_LIST_STATUSES.join(", ")} — or by none, for all orders.`);
+}
+
+/**
+ * Reads the order list's query string: `status` (an {@link OrderListStatus}; absent, empty
+ * or "all" for all orders) and `page` (digits, from 1; absent or empty for the first).
+ * @throws {AdminOrderError} 400 "unknown_status", 400 "bad_page" (also for a repeated parameter).
+ */
+export function parseOrderListQuery(query: { status?: unknown; page?: unknown }): { status: OrderListStatus | null; page: number } {
+  const status = listStatus(query.status);
+  if (query.page === undefined || query.page === "") return { status, page: 1 };
+  if (typeof query.page !== "string" || !/^\d{1,9}$/.test(query.page) || Number(query.page) < 1) throw badPage();
+  return { status, page: Number(query.page) };
+}
+
+/** True for a ticketed order with a succeeded partial refund (row alias `o`). */
+const PARTIALLY_REFUNDED = sql`exists (select 1 from refunds r where r.order_id = o.id and r.status = 'succeeded')`;
+
+/** The filter as a condition on `orders o`; the plain statuses compare the column alone. */
+function statusCondition(status: OrderListStatus | null) {
+  if (status === null) return sql`true`;
+  if (status === "partially_refunded") return sql`(o.status = 'ticketed' and ${PARTIALLY_REFUNDED})`;
+  if (status === "ticketed") return sql`(o.status = 'ticketed' and not ${PARTIALLY_REFUNDED})`;
+  return sql`o.status = ${status}::order_status`;
+}
+
+/**
+ * Orders of one show matching the filter, newest first (created_at desc, id desc — a stable
+ * order for paging): either a page (`offset`) or the batch after the order `after` (keyset,
+ * for the export: exact whatever the timestamps' precision, and no deep OFFSET scans).
+ */
+async function selectOrderRows(db: Db, eventId: string, status: OrderListStatus | null, at: { limit: number; offset?: number; after?: string }): Promise<OrderListRow[]> {
+  const after = at.after ? sql`and (o.created_at, o.id) < (select a.created_at, a.id from orders a where a.id = ${at.after})` : sql``;
+  const rows = (await db.execute(sql`
+    select o.id, o.status::text as order_status, ${PARTIALLY_REFUNDED} as partial,
+           coalesce(u.email, '(deleted account)') as fan_email, coalesce(u.name, '') as fan_name,
+           o.total_minor, o.currency, o.created_at,
+           coalesce((select array_agg(s.label order by s.ordinal) from line_items li join seats s on s.id = li.seat_id where li.order_id = o.id), '{}') as seats,
+           (select min(t.at) from order_transitions t where t.order_id = o.id and t.entity = 'order' and t.to_status = 'paid') as paid_at,
+           coalesce((select sum(case when p.status = 'refunded' then p.amount_minor
+                                     else (select coalesce(sum(r.amount_minor), 0) from refunds r where r.payment_id = p.id and r.status = 'succeeded') end)
+                     from payments p where p.order_id = o.id), 0)::int as refunded_minor
+    from orders o
+    left join "user" u on u.id = o.fan_id
+    where o.event_id = ${eventId} and ${statusCondition(status)} ${after}
+    order by o.created_at desc, o.id desc
+    limit ${at.limit} offset ${at.offset ?? 0}`)) as unknown as {
+    id: string;
+    order_status: OrderStatus;
+    partial: boolean;
+    fan_email: string;
+    fan_name: string;
+    total_minor: number;
+    currency: string;
+    created_at: string | Date;
+    seats: string[];
+    paid_at: string | Date | null;
+    refunded_minor: number;
+  }[];
+  return rows.map((r) => ({
+    id: r.id,
+    status: r.order_status === "ticketed" && r.partial ? "partially_refunded" : r.order_status,
+    fanEmail: r.fan_email,
+    fanName: r.fan_name,
+    seats: r.seats,
+    totalMinor: r.total_minor,
+    currency: r.currency,
+    createdAt: new Date(r.created_at),
+    paidAt: r.paid_at === null ? null : new Date(r.paid_at),
+    refundedMinor: Number(r.refunded_minor),
+  }));
+}
+
+/**
+ * One page of a show's orders for its organizer, newest first (created_at desc, then id
+ * desc), optionally of one {@link OrderListStatus}.
+ * @param opts.page 1-based; a page past the last shows the last (the answer's `page` says which).
+ * @param opts.pageSize 1…{@link ORDER_BATCH_MAX}, default {@link ORDER_PAGE_SIZE}.
+ * @returns the rows, the number of matching orders (`total`), the page shown and the number of pages.
+ * @throws {AdminOrderError} 404 "not_found" (no such show), 403 "not_your_show", 400
+ *   "unknown_status", 400 "bad_page" (not a whole number from 1); RangeError for a page size out of range.
+ */
+export async function listEventOrders(
+  db: Db,
+  organizerId: string,
+  eventId: string,
+  opts: { status?: string | null; page?: number; pageSize?: number } = {},
+): Promise<OrderListPage> {
+  await assertOwnsEvent(db, organizerId, eventId);
+  const status = listStatus(opts.status);
+  const page = opts.page ?? 1;
+  if (!Number.isSafeInteger(page) || page < 1) throw badPage();
+  const pageSize = opts.pageSize ?? ORDER_PAGE_SIZE;
+  if (!Number.isSafeInteger(pageSize) || pageSize < 1 || pageSize > ORDER_BATCH_MAX) throw new RangeError(`pageSize must be 1…${ORDER_BATCH_MAX}, not ${pageSize}`);
+  const [{ n: total } = { n: 0 }] = (await db.execute(sql`select count(*)::int as n from orders o where o.event_id = ${eventId} and ${statusCondition(status)}`)) as unknown as { n: number }[];
+  const pages = Math.max(1, Math.ceil(total / pageSize));
+  const shown = Math.min(page, pages);
+  const rows = await selectOrderRows(db, eventId, status, { limit: pageSize, offset: (shown - 1) * pageSize });
+  return { rows, total, page: shown, pages, pageSize, status };
+}
+
+/**
+ * How many orders of a show have each {@link OrderListStatus} (every status present, 0 when
+ * none), and all of them together, for the list's filters.
+ * @throws {AdminOrderError} 404 "not_found", 403 "not_your_show".
+ */
+export async function countEventOrders(db: Db, organizerId: string, eventId: string): Promise<{ total: number; byStatus: Record<OrderListStatus, number> }> {
+  await assertOwnsEvent(db, organizerId, eventId);
+  const rows = (await db.execute(sql`
+    select case when o.status = 'ticketed' and ${PARTIALLY_REFUNDED} then 'partially_refunded' else o.status::text end as status, count(*)::int as n
+    from orders o where o.event_id = ${eventId} group by 1`)) as unknown as { status: OrderListStatus; n: number }[];
+  const byStatus = Object.fromEntries(ORDER_LIST_STATUSES.map((s) => [s, 0])) as Record<OrderListStatus, number>;
+  for (const r of rows) byStatus[r.status] = r.n;
+  return { total: rows.reduce((sum, r) => sum + r.n, 0), byStatus };
+}
+
+/** One CSV field (RFC 4180): quoted, with its quotes doubled, when it holds a comma, a quote or a line break. */
+const csvField = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value);
+
+/** Text a fan typed: a leading `=`, `+`, `-`, `@`, tab or CR gets a `'` so a spreadsheet shows it instead of running it as a formula (OWASP "CSV injection"). */
+const inert = (text: string) => (/^[=+\-@\t\r]/.test(text) ? `'${text}` : text);
+
+/** An instant as ISO 8601 UTC to the second: "2026-12-03T19:00:00Z". */
+const isoUtc = (at: Date) => at.toISOString().replace(/\.\d{3}Z$/, "Z");
+
+/** An instant as ISO 8601 on the wall clock of `timeZone`, with its offset: "2026-12-03T20:00:00+01:00" (Europe/Berlin). */
+function isoInZone(at: Date, timeZone: string): string {
+  const local = utcToZonedLocal(at, timeZone);
+  const minute = Math.floor(at.getTime() / 60_000) * 60_000;
+  const offset = Math.round((Date.parse(`${local}:00Z`) - minute) / 60_000);
+  const two = (n: number) => String(n).padStart(2, "0");
+  const abs = Math.abs(offset);
+  return `${local}:${two(at.getUTCSeconds())}${offset < 0 ? "-" : "+"}${two(Math.floor(abs / 60))}:${two(abs % 60)}`;
+}
+
+/** The CSV's column names; the venue's local time column names its zone. */
+export function ordersCsvColumns(timeZone: string): string[] {
+  return ["order id", "status", "fan email", "fan name", "seats", "total", "currency", "created at (UTC)", `created at (${timeZone})`, "paid at (UTC)", "refunded"];
+}
+
+/**
+ * Orders as CSV (RFC 4180: CRLF after every record, fields holding a comma, quote or line
+ * break quoted with their quotes doubled), one line per order in the columns of
+ * {@link ordersCsvColumns}: the order id, its list status, the fan's email and name (a leading
+ * formula character neutralised with `'`), the number of seats, the total and the refunded
+ * amount in major units ("90.00" for 9000 EUR cents), the currency, when it was created in UTC
+ * and on the venue's clock (`timeZone`, ISO 8601 with its offset), and when it was paid (UTC, empty if never).
+ * @param opts.header false to leave out the header line (for batches after the first). Default true.
+ */
+export function ordersCsv(rows: readonly OrderListRow[], opts: { timeZone: string; header?: boolean }): string {
+  const lines = opts.header === false ? [] : [ordersCsvColumns(opts.timeZone)];
+  for (const r of rows) {
+    lines.push([
+      r.id,
+      r.status,
+      inert(r.fanEmail),
+      inert(r.fanName),
+      String(r.seats.length),
+      formatMajorUnits(r.totalMinor, r.currency),
+      r.currency,
+      isoUtc(r.createdAt),
+      isoInZone(r.createdAt, opts.timeZone),
+      r.paidAt ? isoUtc(r.paidAt) : "",
+      formatMajorUnits(r.refundedMinor, r.currency),
+    ]);
+  }
+  return lines.map((fields) => `${fields.map(csvField).join(",")}\r\n`).join("");
+}
+
+/**
+ * Every order of a show matching the filter as CSV ({@link ordersCsv}), for its organizer:
+ * the header, then the orders newest first, read {@link ORDER_BATCH_MAX} at a time (keyset
+ * paging) as the stream is read — a 20,000-order show is never held in memory at once. The
+ * batches are separate reads, not one snapshot: an order changing status during the download
+ * may be missed or appear under its old status.
+ * @param opts.status an {@link OrderListStatus}, or absent/null/"" for all orders.
+ * @param opts.batchSize orders per read (tests use small ones), default {@link ORDER_BATCH_MAX}.
+ * @returns the UTF-8 body and a file name, `<slug>-orders-<status or "all">.csv`.
+ * @throws {AdminOrderError} 404 "not_found", 403 "not_your_show", 400 "unknown_status" — before
+ *   anything is read; a database error later errors the stream.
+ */
+export async function exportEventOrdersCsv(
+  db: Db,
+  organizerId: string,
+  eventId: string,
+  opts: { status?: string | null; batchSize?: number } = {},
+): Promise<{ filename: string; body: ReadableStream<Uint8Array> }> {
+  const event = await assertOwnsEvent(db, organizerId, eventId);
+  const status = listStatus(opts.status);
+  const batchSize = opts.batchSize ?? ORDER_BATCH_MAX;
+  if (!Number.isSafeInteger(batchSize) || batchSize < 1 || batchSize > ORDER_BATCH_MAX) throw new RangeError(`batchSize must be 1…${ORDER_BATCH_MAX}, not ${batchSize}`);
+  const utf8 = new TextEncoder();
+  let after: string | undefined;
+  let started = false;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (!started) {
+        started = true;
+        controller.enqueue(utf8.encode(ordersCsv([], { timeZone: event.timeZone })));
+        return;
+      }
+      const rows = await selectOrderRows(db, event.id, status, { limit: batchSize, after });
+      if (rows.length > 0) controller.enqueue(utf8.encode(ordersCsv(rows, { timeZone: event.timeZone, header: false })));
+      if (rows.length < batchSize) controller.close();
+      else after = rows.at(-1)!.id;
+    },
+  });
+  return { filename: `${event.slug}-orders-${status ?? "all"}.csv`, body };
+}
+
 // ─── One order ───────────────────────────────────────────────────────────────
 
 /** Everything the admin order page shows. */
@@ -208,8 +495,12 @@ export interface AdminOrderView {
   transitions: { id: number; entity: string; entityId: string; fromStatus: string | null; toStatus: string; actor: string; reason: string; at: Date }[];
   /** Organizer actions on this order, oldest first. */
   adminActions: AdminActionView[];
+  /** Partial refunds (docs/adr/0020), oldest first. */
+  refunds: { id: string; amountMinor: number; currency: string; reason: string; status: string; createdAt: Date; seats: string[] }[];
+  /** Ticketed with some tickets refunded: the organizer's "partially refunded". */
+  partiallyRefunded: boolean;
   /** Which actions make sense now (the lib re-checks when they run). */
-  can: { refund: boolean; reissue: boolean; releaseHold: boolean };
+  can: { refund: boolean; refundTickets: boolean; reissue: boolean; releaseHold: boolean };
 }
 
 /** The show an order belongs to, for the page's ownership check (null for an unknown order). */
@@ -263,6 +554,7 @@ export async function getAdminOrder(db: Db, organizerId: string, orderId: string
     .from(orderTransitions)
     .where(eq(orderTransitions.orderId, orderId))
     .orderBy(asc(orderTransitions.at), asc(orderTransitions.id));
+  const partial = await db.select().from(refunds).where(eq(refunds.orderId, orderId)).orderBy(asc(refunds.createdAt));
   return {
     id: order.id,
     status: order.status,
@@ -290,8 +582,19 @@ export async function getAdminOrder(db: Db, organizerId: string, orderId: string
     tickets: tix,
     transitions: log,
     adminActions: await listOrderAdminActions(db, orderId),
+    refunds: partial.map((r) => ({
+      id: r.id,
+      amountMinor: r.amountMinor,
+      currency: r.currency,
+      reason: r.reason,
+      status: r.status,
+      createdAt: r.createdAt,
+      seats: items.filter((l) => r.lineItemIds.includes(l.id)).map((l) => l.label),
+    })),
+    partiallyRefunded: order.status === "ticketed" && partial.some((r) => r.status === "succeeded"),
     can: {
       refund: order.status === "paid" || order.status === "ticketed",
+      refundTickets: order.status === "ticketed" && tix.some((t) => t.status === "valid"),
       reissue: order.status === "ticketed" && tix.some((t) => t.status === "valid"),
       releaseHold: order.status === "pending_payment" && order.holdExpiresAt <= now,
     },
@@ -326,6 +629,27 @@ export async function refundOrder(db: Db, organizerId: string, orderId: string, 
     refundPaidOrder(db, orderId, causeOf(organizerId, reason), {
       withinTransaction: (tx, ended, refunded) =>
         recordAdminAction(tx, { ...ctx, action: "refund", detail: { outcome: "done", reason, from: ended.from, payments: refunded, ticketsVoided: ended.ticketsVoided, seats: ended.seatsReleased } }),
+    }),
+  );
+}
+
+/**
+ * Refunds some tickets of a ticketed order of the organizer's show (lib/payments/refund-tickets.ts,
+ * docs/adr/0020): exactly their prices at the PSP, the tickets void, their seats back on sale,
+ * the fan told which tickets; the audit entry (with the reason) in the same transaction, a
+ * refusal audited too. Idempotent per `request.idempotencyKey`.
+ * @throws {AdminOrderError} "not_found", "not_your_show"; {AppError} the partial refund's
+ *   refusals (400 `reason_required`, `reason_too_long`, `no_tickets_chosen`; 404 `no_such_ticket`;
+ *   409 `not_ticketed`, `ticket_not_valid`, `ticket_being_refunded`, `idempotency_conflict`; 503 `psp_unavailable`).
+ */
+export async function refundOrderTickets(db: Db, organizerId: string, orderId: string, request: RefundTicketsRequest): Promise<PartialRefundOutcome> {
+  const { order } = await ownedOrder(db, organizerId, orderId);
+  const ctx = { organizerId, eventId: order.eventId, orderId };
+  const reason = request.reason.trim();
+  return audited(db, ctx, "refund_tickets", () =>
+    refundTickets(db, orderId, request, causeOf(organizerId, reason), {
+      withinTransaction: (tx, done) =>
+        recordAdminAction(tx, { ...ctx, action: "refund_tickets", detail: { outcome: "done", reason, refundId: done.refundId, amountMinor: done.amountMinor, currency: done.currency, seats: done.seats, tickets: done.ticketIds } }),
     }),
   );
 }

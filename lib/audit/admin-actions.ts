@@ -12,7 +12,7 @@ import type { Db } from "@/lib/db";
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0] | Db;
 
 /** Names of the actions in the log. */
-export type AdminActionName = "refund" | "reissue_tickets" | "release_hold" | "check_in" | "reconcile";
+export type AdminActionName = "refund" | "refund_tickets" | "reissue_tickets" | "release_hold" | "check_in" | "reconcile";
 
 /** One entry to append. */
 export interface AdminActionInput {

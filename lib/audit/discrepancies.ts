@@ -28,7 +28,11 @@ export type DiscrepancyKind =
   /** The PSP refunded a payment the app thought kept: recorded, the order ended. */
   | "refunded_at_psp"
   /** The app recorded a refund the PSP has not made: the refund was sent again. */
-  | "refund_missing_at_psp";
+  | "refund_missing_at_psp"
+  /** The app recorded partial refunds the PSP has not all made: sent again (docs/adr/0020). */
+  | "partial_refund_missing_at_psp"
+  /** The PSP gave back part of a payment outside StarArena: for a person. */
+  | "partial_refund_unknown";
 
 /** The stored id of a discrepancy key (ids are bounded: keys from outside can be long). */
 const discrepancyId = (key: string) => `dsc_${key}`.slice(0, 120);

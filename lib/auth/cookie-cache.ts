@@ -6,7 +6,7 @@
  * fans. Tests pin both directions to the real library (lib/auth/session.test.ts,
  * lib/simulator/report.test.ts).
  */
-import type { SessionUser } from "@/lib/auth/user";
+import { toSessionUser, type SessionUser } from "@/lib/auth/user";
 import { hmacSha256, sameText, textFromBase64Url, textToBase64Url, toBase64, toBase64Url } from "@/lib/signing";
 
 /** better-auth's session cookie name (no `__Secure-` prefix over plain http). */
@@ -118,10 +118,7 @@ function verify(rawToken: string, rawData: string, secret: string, now: number):
   if ((data.version ?? "1") !== "1" || data.session?.token !== token || payload.expiresAt < now) return null;
   const sessionExpires = new Date(String(data.session.expiresAt)).getTime();
   if (!Number.isFinite(sessionExpires) || sessionExpires < now) return null;
-  const u = data.user;
-  if (!u || typeof u.id !== "string" || typeof u.email !== "string") return null;
-  return {
-    user: { id: u.id, email: u.email, name: typeof u.name === "string" ? u.name : "", role: u.role === "organizer" ? "organizer" : "fan" },
-    validUntil: Math.min(payload.expiresAt, sessionExpires),
-  };
+  const user = data.user ? toSessionUser(data.user) : null;
+  if (!user) return null;
+  return { user, validUntil: Math.min(payload.expiresAt, sessionExpires) };
 }

@@ -1,8 +1,9 @@
 /**
  * Accounts: better-auth with its drizzle adapter over our Postgres (tables `user`,
  * `session`, `account`, `verification` in db/schema.ts). Email + password sign-in.
- * Every user has a `role`: "fan" (default, self sign-up) or "organizer" (seeded or
- * granted by an operator; never settable through sign-up). A forgotten password is reset by
+ * Every user has a `role`: "fan" (default, self sign-up), "organizer" (seeded or
+ * granted by an operator; never settable through sign-up) or "door_staff" (made by an
+ * organizer, lib/auth/staff.ts; `staffOf` names the organizer). A forgotten password is reset by
  * an e-mailed link (/forgot-password → the mail → /reset-password).
  */
 import { betterAuth } from "better-auth";
@@ -12,6 +13,7 @@ import * as schema from "@/db/schema";
 import { db } from "@/lib/db";
 import { enqueueEmail } from "@/lib/mail/outbox";
 import { CLIENT_IP_HEADER } from "@/lib/client-ip";
+import { localeOfRequest } from "@/lib/i18n/config";
 import { appOrigins, env } from "@/lib/env";
 
 /** How long the signed session cookie cache is trusted without Postgres (seconds; ADR 0007). */
@@ -43,6 +45,10 @@ function createAuth() {
     user: {
       additionalFields: {
         role: { type: "string", input: false, required: false, defaultValue: "fan" },
+        // Door staff's organizer (lib/auth/staff.ts sets it): in the session, so check-in needs no extra read.
+        staffOf: { type: "string", input: false, required: false },
+        // The language the person signed up in (lib/i18n), for their e-mails; the switcher changes it.
+        locale: { type: "string", input: false, required: false },
       },
     },
     // The signed session cookie cache answers "who is this?" without Postgres for 5 minutes
@@ -56,7 +62,7 @@ function createAuth() {
       enabled: true,
       window: 60,
       max: 600,
-      customRules: { "/sign-in/email": { window: 60, max: 30 }, "/sign-up/email": { window: 60, max: 30 } },
+      customRules: { "/sign-in/email": { window: 60, max: e.AUTH_RATE_LIMIT_PER_MINUTE }, "/sign-up/email": { window: 60, max: e.AUTH_RATE_LIMIT_PER_MINUTE } },
     },
     // Its per-IP limits key on the address our HTTP server resolved from the socket and the
     // trusted proxy hops (lib/client-ip.ts), never on X-Forwarded-For as the caller wrote it.
@@ -64,6 +70,8 @@ function createAuth() {
     telemetry: { enabled: false },
     // No OpenTelemetry spans around every auth call: they cost CPU on each request and no tracer is configured.
     experimental: { instrumentation: { enabled: false } },
+    // A new account speaks the language its sign-up page was in (the cookie, else Accept-Language).
+    databaseHooks: { user: { create: { before: async (u, ctx) => ({ data: { ...u, locale: ctx?.request ? localeOfRequest(ctx.request.headers) : ctx?.headers ? localeOfRequest(ctx.headers) : null } }) } } },
     plugins: [nextCookies()],
   });
 }

@@ -8,7 +8,7 @@ import { forbidden, notFound, redirect } from "next/navigation";
 import { events } from "@/db/schema";
 import { auth } from "@/lib/auth";
 import { userFromCookieCache } from "@/lib/auth/cookie-cache";
-import type { SessionUser } from "@/lib/auth/user";
+import { checkInOrganizerOf, toSessionUser, type SessionUser } from "@/lib/auth/user";
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
@@ -28,8 +28,7 @@ export async function getSessionUser(requestHeaders?: Headers): Promise<SessionU
   if (cached) return cached;
   const session = await auth().api.getSession({ headers: h });
   if (!session) return null;
-  const u = session.user as typeof session.user & { role?: string };
-  return { id: u.id, email: u.email, name: u.name, role: u.role === "organizer" ? "organizer" : "fan" };
+  return toSessionUser(session.user as Record<string, unknown>);
 }
 
 
@@ -40,11 +39,23 @@ export async function requireUser(returnTo: string): Promise<SessionUser> {
   return user;
 }
 
-/** The signed-in organizer; signed-out → /sign-in, signed-in fan → 403 (Next `forbidden()`). */
+/** The signed-in organizer; signed-out → /sign-in, signed-in fan or door staff → 403 (Next `forbidden()`). */
 export async function requireOrganizer(returnTo = "/admin"): Promise<SessionUser> {
   const user = await requireUser(returnTo);
   if (user.role !== "organizer") forbidden();
   return user;
+}
+
+/**
+ * Someone who may check tickets in at the door (/admin/scan): an organizer, or door staff.
+ * Signed out → /sign-in and back to `returnTo`; a fan → 403 (Next `forbidden()`).
+ * @returns the user and `organizerId`, whose shows' tickets they may check in (their own, or the one in `staff_of`).
+ */
+export async function requireCheckInStaff(returnTo = "/admin/scan"): Promise<{ user: SessionUser; organizerId: string }> {
+  const user = await requireUser(returnTo);
+  const organizerId = checkInOrganizerOf(user);
+  if (!organizerId) forbidden();
+  return { user, organizerId };
 }
 
 /**

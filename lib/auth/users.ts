@@ -30,3 +30,8 @@ export async function ensureUser(
   return id;
 }
 
+
+/** Records the language a person chose (lib/i18n/config.ts), so the e-mails they get are written in it. */
+export async function setUserLocale(db: Db, userId: string, locale: string): Promise<void> {
+  await db.update(user).set({ locale }).where(eq(user.id, userId));
+}

@@ -1,8 +1,8 @@
 /** The live view's figures, worked out from a purchase made through the real paths. */
 import { eq } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
-import { payments } from "@/db/schema";
-import { refundOrder } from "@/lib/admin/orders";
+import { payments, tickets } from "@/db/schema";
+import { refundOrder, refundOrderTickets } from "@/lib/admin/orders";
 import { liveStats } from "@/lib/dashboard/live";
 import { closeDb, db } from "@/lib/db";
 import { rebuildInventory } from "@/lib/inventory/rebuild";
@@ -87,5 +87,28 @@ describe("liveStats", () => {
     expect(s.sales.reduce((n, pt) => n + pt.seats, 0)).toBe(3);
     expect(s.sales.reduce((n, pt) => n + pt.returned, 0)).toBe(3);
     expect(s.sales.reduce((n, pt) => n + pt.seats - pt.returned, 0)).toBe(s.sold);
+  });
+
+  it("a partial refund lowers Sold, the chart's net line and the revenue by exactly its tickets; the full refund after it by the rest", async () => {
+    const show = await makeStudioShow(db());
+    await rebuildInventory(db(), show.eventId);
+    const [fan] = await makeFans(db(), 1);
+    const provider = new SandboxProvider();
+    // Seats 5 (Front 45.00), 25 and 26 (Back 29.00): 103.00.
+    const order = await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [5, 25, 26] } });
+    await startCheckout(db(), provider, { orderId: order.orderId, fanId: fan! });
+    const p = (await db().query.payments.findFirst({ where: eq(payments.orderId, order.orderId) }))!;
+    await psp.approve(p.checkoutSessionId);
+    await syncOrderPayment(db(), order.orderId, { actor: "test", reason: "return" });
+    const tix = await db().select().from(tickets).where(eq(tickets.orderId, order.orderId));
+    const back = tix.filter((t) => t.seatId !== tix.reduce((m, x) => Math.min(m, x.seatId), Infinity)).map((t) => t.id); // the two Back seats
+    await refundOrderTickets(db(), show.organizerId, order.orderId, { ticketIds: back, reason: "blocked view", idempotencyKey: "live-test-1" });
+    const net = (s: Awaited<ReturnType<typeof liveStats>>) => s.sales.reduce((n, pt) => n + pt.seats - pt.returned, 0);
+    const s = await liveStats(db(), show.eventId);
+    expect([s.sold, net(s), s.revenueMinor]).toEqual([1, 1, 4_500]);
+    await refundOrder(db(), show.organizerId, order.orderId, "show moved");
+    const after = await liveStats(db(), show.eventId);
+    // 3 sold, 2 given back by the partial refund, 1 by the full one: never −1.
+    expect([after.sold, net(after), after.sales.reduce((n, pt) => n + pt.returned, 0), after.revenueMinor]).toEqual([0, 0, 3, 0]);
   });
 });

@@ -9,7 +9,7 @@ import { holdStats, type HoldStats } from "@/lib/metrics/holds";
 import { publicQueueStatus } from "@/lib/waiting-room/queue";
 import type { PublicQueueStatus } from "@/lib/waiting-room/room";
 
-/** One point of the sales chart: seats sold in the minute starting at `minute` (ISO), and seats given back in it (refunds, voided orders). */
+/** One point of the sales chart: seats sold in the minute starting at `minute` (ISO), and seats given back in it (refunds — partial ones too —, voided orders). */
 export interface SalesPoint {
   minute: string;
   seats: number;
@@ -26,6 +26,7 @@ export interface LiveStats {
   sold: number;
   held: number;
   liveHolds: number;
+  /** Money kept (minor units): captured payments less their partial refunds. */
   revenueMinor: number;
   currency: string | null;
   /** Seats sold per minute over the last hour (oldest first; minutes without sales included as 0). */
@@ -61,20 +62,32 @@ export async function liveStats(db: Db, eventId: string, opts: { windowMinutes?:
   const holds = await one<{ live: number }>(db, sql`select count(*)::int as live from orders where event_id = ${eventId} and status = 'pending_payment'`);
   const revenue = await one<{ minor: number; currency: string | null }>(
     db,
-    sql`select coalesce(sum(p.amount_minor), 0)::int as minor, min(p.currency) as currency
+    // Kept money: captured payments less their partial refunds (docs/adr/0020).
+    sql`select coalesce(sum(p.amount_minor - coalesce((select sum(r.amount_minor) from refunds r where r.payment_id = p.id and r.status = 'succeeded'), 0)), 0)::int as minor,
+               min(p.currency) as currency
         from payments p join orders o on o.id = p.order_id where o.event_id = ${eventId} and p.status = 'captured'`,
   );
   // Sold: an order's move to paid. Given back: a paid or ticketed order's move to refunded, or to
   // cancelled (its payment voided: docs/adr/0010) — so the chart goes down where "Sold" does.
+  // A partial refund gives its seats back when it succeeds; an order ended later gives back only
+  // the seats no partial refund gave back before (docs/adr/0020).
   const salesRows = (await db.execute(
-    sql`select date_trunc('minute', t.at) as minute,
-               (sum(n.seats) filter (where t.to_status = 'paid'))::int as seats,
-               (sum(n.seats) filter (where t.to_status <> 'paid'))::int as returned
-        from order_transitions t join orders o on o.id = t.order_id
-        cross join lateral (select count(*) as seats from line_items li where li.order_id = t.order_id) n
-        where o.event_id = ${eventId} and t.entity = 'order' and t.at >= ${hourAgo.toISOString()}
-          and (t.to_status = 'paid' or (t.to_status in ('refunded', 'cancelled') and t.from_status in ('paid', 'ticketed')))
-        group by 1 order by 1`,
+    sql`select minute, sum(seats)::int as seats, sum(returned)::int as returned from (
+          select date_trunc('minute', t.at) as minute,
+                 (case when t.to_status = 'paid' then n.seats else 0 end) as seats,
+                 (case when t.to_status <> 'paid' then n.seats - n.partly else 0 end) as returned
+          from order_transitions t join orders o on o.id = t.order_id
+          cross join lateral (
+            select count(*) as seats,
+                   coalesce((select sum(jsonb_array_length(r.line_item_ids)) from refunds r where r.order_id = t.order_id and r.status = 'succeeded'), 0) as partly
+            from line_items li where li.order_id = t.order_id) n
+          where o.event_id = ${eventId} and t.entity = 'order' and t.at >= ${hourAgo.toISOString()}
+            and (t.to_status = 'paid' or (t.to_status in ('refunded', 'cancelled') and t.from_status in ('paid', 'ticketed')))
+          union all
+          select date_trunc('minute', r.completed_at), 0, jsonb_array_length(r.line_item_ids)
+          from refunds r join orders o on o.id = r.order_id
+          where o.event_id = ${eventId} and r.status = 'succeeded' and r.completed_at >= ${hourAgo.toISOString()}
+        ) x group by 1 order by 1`,
   )) as unknown as { minute: string | Date; seats: number | null; returned: number | null }[];
   const byMinute = new Map(salesRows.map((r) => [new Date(r.minute).toISOString(), r]));
   const sales: SalesPoint[] = [];

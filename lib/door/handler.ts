@@ -23,6 +23,7 @@ import type { SessionUser } from "@/lib/auth/user";
 import { cookieValue, userFromCookieCache } from "@/lib/auth/cookie-cache";
 import { clientIp } from "@/lib/client-ip";
 import { AppError, asAppError, RateLimitedError, RedisUnavailableError, toErrorResponse } from "@/lib/errors";
+import { localeOfRequest } from "@/lib/i18n/config";
 import { PRIVATE_NO_STORE, publicCache } from "@/lib/http/cache";
 import { crossOriginRefusal } from "@/lib/http/origin";
 import { WindowCounter } from "@/lib/door/window-counter";
@@ -133,7 +134,7 @@ export function createDoor(opts: DoorOptions): Door {
     }
     if (status.state !== "none" && (hadTicket?.position !== status.position || hadTicket?.draw !== status.draw)) {
       const at = now();
-      headers.append("Set-Cookie", cookie(queueTicketCookieName(eventId), issueQueueTicket({ eventId, fanId: fan.id, position: status.position, draw: status.draw, issuedAt: at }, opts.secret), at + QUEUE_TICKET_TTL_MS));
+      headers.append("Set-Cookie", cookie(queueTicketCookieName(eventId), issueQueueTicket({ eventId, fanId: fan.id, position: status.position, draw: status.draw, issuedAt: at, onSaleAt: status.onSaleAt }, opts.secret), at + QUEUE_TICKET_TTL_MS));
     }
     headers.set("Server-Timing", t.header());
     return Response.json({ ...status, admissionToken }, { headers });
@@ -202,7 +203,7 @@ export function createDoor(opts: DoorOptions): Door {
       if (!valid.success) throw new AppError("bad_request", "invalid_input", valid.error.issues[0]!.message, { field: "eventId" });
       return await handle(req, eventId, path[2] !== undefined, t);
     } catch (error) {
-      const res = toErrorResponse(error, crypto.randomUUID());
+      const res = toErrorResponse(error, crypto.randomUUID(), localeOfRequest(req.headers));
       res.headers.set("Server-Timing", t.header());
       return res;
     }

@@ -79,7 +79,7 @@ const localDateTime = (what: string) =>
     .string({ error: `Enter ${what}` })
     .trim()
     .min(1, `Enter ${what}`)
-    .regex(LOCAL_DATE_TIME, `Enter ${what} as a date and time such as 2027-03-01 19:30`);
+    .regex(LOCAL_DATE_TIME, `Enter ${what} as a date such as 2027-03-01 and a 24-hour time such as 19:30`);
 
 /**
  * One price level of the form → a {@link priceLevelInputSchema} value for createEvent:
@@ -190,7 +190,28 @@ export function eventFormFromFormData(form: FormData): Record<string, unknown> {
     else if (!key.startsWith("levels.")) out[key] = value;
   }
   if (levels.length > 0) out.priceLevels = Array.from(levels, (l) => l ?? {});
+  for (const field of ["startsAt", "onSaleAt"] as const) {
+    const date = out[`${field}Date`];
+    const time = out[`${field}Time`];
+    delete out[`${field}Date`];
+    delete out[`${field}Time`];
+    if (typeof date === "string" || typeof time === "string") out[field] = joinLocalDateTime(String(date ?? ""), String(time ?? ""));
+  }
   return out;
+}
+
+/**
+ * The form's separate date (`YYYY-MM-DD`) and 24-hour time (`HH:mm`, or `H:mm`, or `HH.mm`)
+ * inputs → the `"YYYY-MM-DDTHH:mm"` local date-time the schema and lib/time-zone.ts read.
+ * Anything else is passed on as typed (joined with a space), so the schema's message names it.
+ */
+export function joinLocalDateTime(date: string, time: string): string {
+  const d = date.trim();
+  const t = time.trim();
+  if (d === "" && t === "") return "";
+  const hm = /^(\d{1,2})[:.](\d{2})$/.exec(t);
+  if (/^\d{4}-\d{2}-\d{2}$/.test(d) && hm) return `${d}T${hm[1]!.padStart(2, "0")}:${hm[2]}`;
+  return `${d} ${t}`.trim();
 }
 
 /** The submitted values back as strings (so the form can show them again next to its errors). */

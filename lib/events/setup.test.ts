@@ -191,7 +191,7 @@ describe("form parsing", () => {
       venueId: "Choose a venue",
       name: "Give the show a name",
       slug: expect.stringMatching(/lower-case letters/),
-      startsAt: expect.stringMatching(/such as 2027-03-01 19:30/),
+      startsAt: expect.stringMatching(/such as 2027-03-01 and a 24-hour time such as 19:30/),
       onSaleAt: "Enter when the on-sale opens",
       holdMinutes: "The hold time must be at least 1",
       perFanLimit: "The per-fan limit must be a whole number",
@@ -219,8 +219,8 @@ describe("form parsing", () => {
       ),
     );
     expect(fieldErrors(again.error!)).toEqual({
-      "priceLevels.0.price": "EUR prices have at most 2 decimals.",
-      "priceLevels.1.price": "Enter the price as a number such as 79.00.",
+      "priceLevels.0.price": "\"12.345\" is ambiguous: EUR prices have at most 2 decimals, so write 12345 for 12345, or 12.34 for the decimals.",
+      "priceLevels.1.price": "Enter the price as a number such as 79.00 or 79,00.",
       "priceLevels.1.rows": expect.stringMatching(/lower row to the higher/),
     });
   });

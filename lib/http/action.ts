@@ -9,9 +9,10 @@
 import { randomUUID } from "node:crypto";
 import { unstable_rethrow } from "next/navigation";
 import { z } from "zod";
-import { getSessionUser, requireOrganizer, requireUser, type SessionUser } from "@/lib/auth/session";
+import { getSessionUser, requireCheckInStaff, requireOrganizer, requireUser, type SessionUser } from "@/lib/auth/session";
 import { AppError, toActionError, type ActionFailure } from "@/lib/errors";
 import { controlCharacterRefusal } from "@/lib/http/input";
+import { requestLocale } from "@/lib/i18n/request-locale";
 
 /** Who may call, and what happens to others. */
 export type ActionCaller =
@@ -21,8 +22,10 @@ export type ActionCaller =
   | "user"
   /** Any signed-in user; a signed-out caller is redirected to sign in and back to `returnTo`. */
   | { redirectTo: string }
-  /** An organizer (a fan gets 403, a signed-out caller is sent to sign in and back to `returnTo`). */
-  | { organizer: true; returnTo?: string };
+  /** An organizer (a fan or door staff gets 403, a signed-out caller is sent to sign in and back to `returnTo`). */
+  | { organizer: true; returnTo?: string }
+  /** Check-in at the door: an organizer or door staff (a fan gets 403; signed out → sign in and back to `returnTo`). */
+  | { checkIn: true; returnTo?: string };
 
 /** The caller of an "anyone" action: nobody in particular. */
 const ANONYMOUS: SessionUser = Object.freeze({ id: "", email: "", name: "", role: "fan" as const });
@@ -56,6 +59,8 @@ export function action<A extends z.ZodType<unknown[]>, R, F = ActionFailure>(
         if (!user) throw new AppError("unauthorized", "sign_in_required", "Sign in first.");
       } else if ("redirectTo" in spec.who) {
         user = await requireUser(spec.who.redirectTo);
+      } else if ("checkIn" in spec.who) {
+        user = (await requireCheckInStaff(spec.who.returnTo)).user;
       } else {
         user = await requireOrganizer(spec.who.returnTo);
       }
@@ -78,7 +83,7 @@ export function action<A extends z.ZodType<unknown[]>, R, F = ActionFailure>(
       return await handler({ user, requestId }, ...(parsed.data as z.output<A>));
     } catch (error) {
       unstable_rethrow(error);
-      const failure = toActionError(error, requestId);
+      const failure = toActionError(error, requestId, await requestLocale());
       return spec.onError ? spec.onError(failure, args) : (failure as F);
     }
   };

@@ -11,6 +11,7 @@ import { getSessionUser, type SessionUser } from "@/lib/auth/session";
 import { clientIp } from "@/lib/client-ip";
 import { appOrigins, env } from "@/lib/env";
 import { AppError, postgresUnavailable, toErrorResponse, type ErrorKind } from "@/lib/errors";
+import { localeOfRequest } from "@/lib/i18n/config";
 import { checkHealth } from "@/lib/health";
 import { PRIVATE_NO_STORE } from "@/lib/http/cache";
 import { controlCharacterRefusal } from "@/lib/http/input";
@@ -110,7 +111,7 @@ export function route<P extends z.ZodType | undefined = undefined, Q extends z.Z
       if (result instanceof Response) return result;
       return Response.json(result ?? {}, { headers: { "Cache-Control": spec.cache ?? PRIVATE_NO_STORE } });
     } catch (error) {
-      return toErrorResponse(error, requestId);
+      return toErrorResponse(error, requestId, localeOfRequest(req.headers));
     }
   };
 }
@@ -138,7 +139,7 @@ export function libraryRoute(handler: (req: Request) => Promise<Response>): (req
       if (health.postgres !== "ok") throw postgresUnavailable(health.postgres);
       throw new Error(`${req.method} ${new URL(req.url).pathname}: the library answered ${res.status}`);
     } catch (error) {
-      return toErrorResponse(error, requestId);
+      return toErrorResponse(error, requestId, localeOfRequest(req.headers));
     }
   };
 }

@@ -32,6 +32,7 @@ export class NotEnoughSeatsError extends AppError {
         : bestGroup === 0
           ? "This price level is sold out."
           : `Only ${bestGroup} seat${bestGroup === 1 ? "" : "s"} left at this price.`,
+      { params: { requested, bestGroup } },
     );
   }
 }
@@ -46,6 +47,7 @@ export class FanLimitError extends AppError {
       "conflict",
       "fan_limit",
       current > 0 ? `You can buy at most ${limit} tickets for this show, and you already have ${current} held or bought.` : `You can buy at most ${limit} tickets for this show.`,
+      { params: { limit, current } },
     );
   }
 }

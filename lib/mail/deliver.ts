@@ -5,8 +5,10 @@
  * `available_at` (exponential back-off, 10 s … 1 h); after {@link MAX_ATTEMPTS} it stays as a
  * failure an operator can see (`sent_at` null, `attempts` = the limit). Nothing is lost.
  */
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
+import { user } from "@/db/schema";
 import type { Db } from "@/lib/db";
+import { DEFAULT_LOCALE, isLocale, type Locale } from "@/lib/i18n/config";
 import { renderEmail, type RenderedEmail } from "@/lib/mail/messages";
 import type { EmailKind, EmailPayloads } from "@/lib/mail/outbox";
 
@@ -28,8 +30,14 @@ export interface DeliveryReport {
 
 type Row = { id: number; kind: EmailKind; to_address: string; payload: EmailPayloads[EmailKind]; attempts: number };
 
+/** The language the account with this address chose (lib/i18n), English when none or no account. */
+async function recipientLocale(db: Db, address: string): Promise<Locale> {
+  const [row] = await db.select({ locale: user.locale }).from(user).where(eq(user.email, address)).limit(1);
+  return isLocale(row?.locale) ? row.locale : DEFAULT_LOCALE;
+}
+
 /**
- * Sends up to `limit` due messages.
+ * Sends up to `limit` due messages, each in its recipient's language.
  * @param opts.from the sender address (e.g. `StarArena <tickets@example.com>`).
  */
 export async function deliverEmails(db: Db, send: SendMail, opts: { from: string; limit?: number; now?: Date }): Promise<DeliveryReport> {
@@ -49,7 +57,7 @@ export async function deliverEmails(db: Db, send: SendMail, opts: { from: string
   rows.sort((a, b) => a.id - b.id);
   for (const row of rows) {
     try {
-      const message = await renderEmail(db, row.kind, row.payload);
+      const message = await renderEmail(db, row.kind, row.payload, await recipientLocale(db, row.to_address));
       await send({ ...message, to: row.to_address, from: opts.from });
       await db.execute(sql`update emails set sent_at = now(), last_error = null, attempts = attempts + 1 where id = ${row.id}`);
       report.sent++;

@@ -16,8 +16,11 @@ export interface EmailPayloads {
   order_confirmation: { orderId: string };
   /** New codes for the order's tickets: the old ones no longer let anyone in. */
   tickets_reissued: { orderId: string };
-  /** The order was refunded (amount in minor units). */
-  order_refunded: { orderId: string; amountMinor: number; currency: string };
+  /**
+   * The order was refunded (amount in minor units). A partial refund (docs/adr/0020) names the
+   * refunded tickets' seats in `seats`; without it the whole order was refunded.
+   */
+  order_refunded: { orderId: string; amountMinor: number; currency: string; seats?: string[] };
   /** A password-reset link from the auth library (valid for its own time, 1 h by default). */
   password_reset: { url: string; name: string };
 }

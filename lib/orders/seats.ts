@@ -80,3 +80,22 @@ export const releaseHeldSeats = (tx: Tx, order: { orderId: string; eventId: stri
  * for it (`sold → released`); either way the seats go back on sale. @returns the seat ids.
  */
 export const endSoldSeats = (tx: Tx, order: { orderId: string; eventId: string }, to: "refunded" | "released") => move(tx, order, "sold", to, "available", "sold");
+
+/**
+ * Some of a sold order's seats are refunded (a partial refund, docs/adr/0020): those line
+ * items `sold → refunded` and their inventory rows `sold → available`, in one statement.
+ * @returns the seat ids that moved (line items not sold any more are left alone).
+ */
+export function refundSoldLineItems(tx: Tx, order: { orderId: string; eventId: string }, lineItemIds: number[]): PromiseLike<number[]> {
+  const statement = sql`
+    with moved as (
+      update ${lineItems} set status = 'refunded'
+      where order_id = ${order.orderId} and status = 'sold' and id in (${sql.join(lineItemIds.map((id) => sql`${id}`), sql`, `)})
+      returning seat_id
+    ), seated as (
+      update ${eventSeats} set status = 'available'
+      where event_id = ${order.eventId} and status = 'sold' and seat_id in (select seat_id from moved)
+    )
+    select seat_id from moved`;
+  return lazyQuery(() => tx.execute(statement).then((rows) => (rows as unknown as { seat_id: number }[]).map((m) => Number(m.seat_id))));
+}

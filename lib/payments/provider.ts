@@ -72,9 +72,14 @@ export interface LedgerEntry {
   amountMinor: number;
   currency: string;
   capturedAt: Date;
-  /** When the PSP refunded it in full; null while it keeps the money. */
+  /** When the PSP refunded it in full; null while it keeps (some of) the money. */
   refundedAt: Date | null;
   refundId: string | null;
+  /**
+   * Minor units given back so far, partial refunds included (equal to `amountMinor` once
+   * refunded in full). The money the PSP keeps is `amountMinor − refundedMinor`.
+   */
+  refundedMinor: number;
 }
 
 /** A ledger window: captures or refunds at or after `from` and before `to`. */
@@ -125,7 +130,9 @@ export interface PaymentProvider {
   /** Expires / cancels an open checkout so it can no longer be paid. Harmless if already closed. */
   cancelCheckout(checkoutSessionId: string): Promise<void>;
   /**
-   * Refunds a captured payment in full. Idempotent per `idempotencyKey`.
+   * Refunds `amountMinor` of a captured payment: all that remains (a full refund) or less (a
+   * partial refund, e.g. some tickets of an order; docs/adr/0020). Idempotent per
+   * `idempotencyKey`: the same key never refunds twice.
    * @returns the PSP's refund id.
    * @throws {PaymentProviderError}
    */

@@ -20,6 +20,7 @@ import { endSoldOrder, reopenAfterEnd, type EndedOrder } from "@/lib/orders/end-
 import type { TransitionCause } from "@/lib/orders/state-machine";
 import { PaymentProviderError } from "@/lib/payments/provider";
 import { refundPayment } from "@/lib/payments/refund";
+import { partialRefundTotals } from "@/lib/payments/refund-tickets";
 import { issueTickets } from "@/lib/tickets/issue";
 
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
@@ -76,7 +77,13 @@ export async function refundPaidOrder(
       throw refused("unavailable", "psp_unavailable", `The payment provider did not refund the payment (${error.detail ?? error.message}). Nothing else was changed; try again in a moment.`);
     });
   }
-  const refunded = (await db.select().from(payments).where(and(eq(payments.orderId, orderId), eq(payments.status, "refunded")))).map((p) => ({ paymentId: p.id, amountMinor: p.amountMinor, currency: p.currency }));
+  const refundedRows = await db.select().from(payments).where(and(eq(payments.orderId, orderId), eq(payments.status, "refunded")));
+  // What this refund gave back: a payment's amount less the partial refunds made before (docs/adr/0020).
+  const partial = await partialRefundTotals(db, refundedRows.map((p) => p.id));
+  const refunded = refundedRows.map((p) => {
+    const t = partial.get(p.id);
+    return { paymentId: p.id, amountMinor: p.amountMinor - (t ? t.requested + t.succeeded : 0), currency: p.currency };
+  });
 
   const ended = await db.transaction(async (tx) => {
     const e = await endSoldOrder(tx, orderId, "refunded", cause);

@@ -601,15 +601,28 @@ describe("StripeProvider.listLedger", () => {
         const p = params as { starting_after?: string; payment_intent?: string };
         if (p.payment_intent === "pi_old") return { data: [paid("cs_old", "pi_old", T - 86_000, { refunded: true })], has_more: false };
         if (!p.starting_after) return { data: [paid("cs_a", "pi_a", T + 10), session({ id: "cs_unpaid", payment_status: "unpaid", payment_intent: null })], has_more: true };
-        return { data: [paid("cs_b", "pi_b", T + 20), paid("cs_before", "pi_before", T - 100)], has_more: false };
+        return {
+          data: [paid("cs_b", "pi_b", T + 20, { refunded: true, amount_refunded: 12_550 }), paid("cs_c", "pi_c", T + 25, { amount_refunded: 4_500 }), paid("cs_before", "pi_before", T - 100)],
+          has_more: false,
+        };
       },
-      "refunds.list": () => ({ data: [{ id: "re_1", object: "refund", payment_intent: "pi_b", status: "succeeded", created: T + 30 }, { id: "re_2", object: "refund", payment_intent: "pi_old", status: "succeeded", created: T + 40 }, { id: "re_3", object: "refund", payment_intent: "pi_a", status: "failed", created: T + 50 }], has_more: false }),
+      "refunds.list": () => ({
+        data: [
+          { id: "re_1", object: "refund", payment_intent: "pi_b", status: "succeeded", created: T + 30 },
+          { id: "re_2", object: "refund", payment_intent: "pi_old", status: "succeeded", created: T + 40 },
+          { id: "re_3", object: "refund", payment_intent: "pi_a", status: "failed", created: T + 50 },
+          { id: "re_4", object: "refund", payment_intent: "pi_c", status: "succeeded", created: T + 60, amount: 4_500 },
+        ],
+        has_more: false,
+      }),
     });
     const entries = await provider.listLedger(window);
-    expect(entries.map((e) => [e.checkoutSessionId, e.orderId, e.paymentId, e.amountMinor, e.currency, e.capturedAt.getTime() / 1000, e.refundedAt ? e.refundedAt.getTime() / 1000 : null, e.refundId])).toEqual([
-      ["cs_a", "ord_cs_a", "pi_a", 12_550, "EUR", T + 10, null, null],
-      ["cs_b", "ord_cs_b", "pi_b", 12_550, "EUR", T + 20, T + 30, "re_1"],
-      ["cs_old", "ord_cs_old", "pi_old", 12_550, "EUR", T - 86_000, T + 40, "re_2"],
+    expect(entries.map((e) => [e.checkoutSessionId, e.orderId, e.paymentId, e.amountMinor, e.currency, e.capturedAt.getTime() / 1000, e.refundedAt ? e.refundedAt.getTime() / 1000 : null, e.refundId, e.refundedMinor])).toEqual([
+      ["cs_a", "ord_cs_a", "pi_a", 12_550, "EUR", T + 10, null, null, 0],
+      ["cs_b", "ord_cs_b", "pi_b", 12_550, "EUR", T + 20, T + 30, "re_1", 12_550],
+      // Partly refunded (45.00 of 125.50): the rest is still kept money, not a refund of the whole.
+      ["cs_c", "ord_cs_c", "pi_c", 12_550, "EUR", T + 25, null, null, 4_500],
+      ["cs_old", "ord_cs_old", "pi_old", 12_550, "EUR", T - 86_000, T + 40, "re_2", 12_550],
     ]);
     // Sessions from 24 h before the window (a session pays within its life), completed, expanded, paged.
     const lists = calls.filter((c) => c.method === "checkout.sessions.list").map((c) => c.args[0] as Record<string, unknown>);

@@ -517,7 +517,8 @@ export class StripeProvider implements PaymentProvider {
    * 2. Refunds created in the window (succeeded or pending): their payment is an entry
    *    with `refundedAt`, looked up by payment intent when its capture is older.
    * A charge Stripe reports fully refunded is never listed as kept money, even when its
-   * refund is outside the window (its `refundedAt` is then the capture time).
+   * refund is outside the window (its `refundedAt` is then the capture time); a partly
+   * refunded one keeps `refundedAt` null with `refundedMinor` from the charge's `amount_refunded`.
    * @throws {PaymentProviderError}
    */
   async listLedger(window: LedgerWindow): Promise<LedgerEntry[]> {
@@ -539,6 +540,7 @@ export class StripeProvider implements PaymentProvider {
         capturedAt,
         refundedAt: charge?.refunded ? capturedAt : null,
         refundId: null,
+        refundedMinor: charge?.refunded ? sessionMoney(session).amountMinor : (charge?.amount_refunded ?? 0),
       };
     };
     const expand = ["data.payment_intent", "data.payment_intent.latest_charge"];
@@ -574,6 +576,9 @@ export class StripeProvider implements PaymentProvider {
             entry = e;
             byIntent.set(paymentId, entry);
           }
+          // A partial refund (the charge not fully refunded) leaves the rest as kept money: only
+          // its amount counts (docs/adr/0020); the charge's own amount_refunded is the total.
+          if (entry.refundedMinor < entry.amountMinor) continue;
           entry.refundedAt = fromUnixSeconds(refund.created);
           entry.refundId = refund.id;
         }

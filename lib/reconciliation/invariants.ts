@@ -37,6 +37,13 @@ export interface InvariantReport {
   holdsNotEnded: number;
   /** I6: fans with more live seats than the show's per-fan limit. */
   overFanLimit: number;
+  /**
+   * I2/I4 per ticket (docs/adr/0020): ticketed orders whose money kept (the captured payment
+   * less its partial refunds) is not the price of their live (valid or used) tickets.
+   */
+  keptMoneyMismatch: number;
+  /** The same against the PSP: what the PSP keeps for a ticketed order (captured − refunded) against its live tickets' prices. */
+  pspKeptMoneyMismatch: number;
   /** I2 against the PSP: money the PSP holds (captured, not refunded) for an order of ours that is not ticketed. */
   pspCapturedWithoutTickets: number;
   /** I3 against the PSP: orders for which the PSP holds more than one capture. */
@@ -103,6 +110,14 @@ export async function checkInvariants(db: Db, opts: { eventId?: string; graceMs?
       sql`select count(*)::int as n from tickets t join orders o on o.id = t.order_id
           where t.status <> 'void' and not exists (select 1 from payments p where p.order_id = o.id and p.status = 'captured') ${evt}`,
     ),
+    keptMoneyMismatch: await count(
+      db,
+      sql`select count(*)::int as n from orders o join payments p on p.order_id = o.id and p.status = 'captured'
+          where o.status = 'ticketed' and coalesce(p.captured_at, p.updated_at) < ${cutoff} ${evt}
+            and not exists (select 1 from refunds r where r.order_id = o.id and r.status = 'requested' and r.created_at >= ${cutoff})
+            and p.amount_minor - coalesce((select sum(r.amount_minor) from refunds r where r.payment_id = p.id and r.status = 'succeeded'), 0)
+                <> coalesce((select sum(li.price_minor) from tickets t join line_items li on li.id = t.line_item_id where t.order_id = o.id and t.status <> 'void'), 0)`,
+    ),
     holdsNotEnded: await count(
       db,
       sql`select count(*)::int as n from orders o where o.status = 'pending_payment' and o.hold_expires_at < ${cutoff} ${evt}`,
@@ -138,7 +153,7 @@ async function pspSide(
   db: Db,
   ledger: ProviderLedgerEntry[],
   opts: { eventId?: string; cutoff: Date; now: Date },
-): Promise<Pick<InvariantReport, "pspCapturedWithoutTickets" | "pspDoubleCharged" | "pspTicketsWithoutCapture">> {
+): Promise<Pick<InvariantReport, "pspCapturedWithoutTickets" | "pspDoubleCharged" | "pspTicketsWithoutCapture" | "pspKeptMoneyMismatch">> {
   const orderOf = new Map<string, string>(); // provider:checkout → order id
   const checkoutIds = [...new Set(ledger.map((e) => e.checkoutSessionId))];
   for (let i = 0; i < checkoutIds.length; i += 1_000) {
@@ -155,6 +170,7 @@ async function pspSide(
     for (const r of rows) status.set(r.id, r);
   }
   const kept = new Map<string, number>(); // order id → captures the PSP keeps
+  const keptMinor = new Map<string, number>(); // ticketed order id → minor units the PSP keeps for it (settled captures only)
   let pspCapturedWithoutTickets = 0;
   for (const e of ledger) {
     const orderId = orderOf.get(`${e.provider}:${e.checkoutSessionId}`) ?? e.orderId;
@@ -162,6 +178,20 @@ async function pspSide(
     if (!order || (opts.eventId && order.eventId !== opts.eventId) || e.refundedAt) continue;
     kept.set(orderId, (kept.get(orderId) ?? 0) + 1);
     if (e.capturedAt < opts.cutoff && order.status !== "ticketed") pspCapturedWithoutTickets++;
+    if (e.capturedAt < opts.cutoff && order.status === "ticketed") keptMinor.set(orderId, (keptMinor.get(orderId) ?? 0) + e.amountMinor - e.refundedMinor);
+  }
+  // What the PSP keeps for a ticketed order is what its live tickets cost (partial refunds included,
+  // docs/adr/0020); orders with a partial refund in flight (younger than the cutoff) are skipped.
+  let pspKeptMoneyMismatch = 0;
+  const keptIds = [...keptMinor.keys()];
+  for (let i = 0; i < keptIds.length; i += 1_000) {
+    const ids = keptIds.slice(i, i + 1_000);
+    const live = (await db.execute(
+      sql`select o.id, coalesce((select sum(li.price_minor) from tickets t join line_items li on li.id = t.line_item_id where t.order_id = o.id and t.status <> 'void'), 0)::int as minor,
+                 exists (select 1 from refunds r where r.order_id = o.id and r.status = 'requested' and r.created_at >= ${opts.cutoff.toISOString()}) as in_flight
+          from orders o where o.id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})`,
+    )) as unknown as { id: string; minor: number; in_flight: boolean }[];
+    for (const l of live) if (!l.in_flight && keptMinor.get(l.id) !== Number(l.minor)) pspKeptMoneyMismatch++;
   }
   const pspDoubleCharged = [...kept.values()].filter((n) => n > 1).length;
   // Orders with live tickets issued inside the ledger's window, before the cutoff.
@@ -172,7 +202,7 @@ async function pspSide(
         ${opts.eventId ? sql`and o.event_id = ${opts.eventId}` : sql``}`,
   )) as unknown as { order_id: string }[];
   const pspTicketsWithoutCapture = ticketed.filter((t) => !kept.has(t.order_id)).length;
-  return { pspCapturedWithoutTickets, pspDoubleCharged, pspTicketsWithoutCapture };
+  return { pspCapturedWithoutTickets, pspDoubleCharged, pspTicketsWithoutCapture, pspKeptMoneyMismatch };
 }
 
 /**

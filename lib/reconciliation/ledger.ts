@@ -14,7 +14,9 @@
  *   ends refunded (lib/payments/psp-refund.ts);
  * - money the app thinks refunded but the PSP still holds → the refund is sent again
  *   (same idempotency key);
- * - a capture the app already has → marked confirmed.
+ * - a capture the app already has → marked confirmed;
+ * - a payment refunded in part (docs/adr/0020) is still kept money: its refunded total is
+ *   matched to our partial refunds (missing ones sent again, unknown ones for a person).
  * app → PSP: every captured payment not yet confirmed (believed from a webhook alone) and
  * not in the ledger is asked about (active query); if the PSP has no capture, it is a
  * `capture_missing_at_psp` discrepancy: the tickets are voided, the seats go back on sale
@@ -23,13 +25,14 @@
  * same window finds nothing new.
  */
 import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
-import { events, orders, payments, pspLedgerCursors, tickets } from "@/db/schema";
+import { events, orders, payments, pspLedgerCursors, refunds, tickets } from "@/db/schema";
 import type { Db } from "@/lib/db";
 import { newId } from "@/lib/ids";
 import type { TransitionCause } from "@/lib/orders/state-machine";
 import { paymentProvider, PROVIDER_NAMES } from "@/lib/payments";
 import { applyPspAnswer, askPsp } from "@/lib/payments/apply";
 import type { LedgerEntry, LedgerWindow, PaymentProvider } from "@/lib/payments/provider";
+import { partialRefundKey, partialRefundTotals } from "@/lib/payments/refund-tickets";
 import { recordDiscrepancy } from "@/lib/audit/discrepancies";
 import { confirmInRedis } from "@/lib/inventory/hold";
 
@@ -145,8 +148,14 @@ export async function reconcileLedger(
   const entries = listed.filter(inScope);
   report.entries = entries.length;
 
+  // Partial refunds (docs/adr/0020): the PSP's refunded total per payment against ours, one query.
+  const partial = await partialRefundTotals(db, [...known.values()].map((p) => p.id));
   for (const entry of entries) {
     await attempt(`ledger ${entry.checkoutSessionId}`, () => matchEntry(db, provider, entry, known.get(entry.checkoutSessionId), ours.get(entry.orderId), report));
+    const payment = known.get(entry.checkoutSessionId);
+    if (payment && entry.refundedAt === null && (entry.refundedMinor > 0 || partial.has(payment.id))) {
+      await attempt(`partial refunds ${entry.checkoutSessionId}`, () => matchPartialRefunds(db, provider, entry, payment, partial.get(payment.id) ?? { requested: 0, succeeded: 0 }, report));
+    }
   }
 
   // app → PSP: captures believed from a webhook alone that the ledger did not list.
@@ -261,6 +270,41 @@ async function matchEntry(
     });
   } else if (!refunded && payment.status === "captured" && !payment.ledgerConfirmedAt) {
     report.capturesConfirmed++;
+  }
+}
+
+/**
+ * A payment the PSP still partly keeps: its refunded total against our partial refunds.
+ * - Ours succeeded but the PSP shows less: each of our refunds is sent again under its own
+ *   key (the PSP makes the missing ones only) — `partial_refund_missing_at_psp`, repaired.
+ * - The PSP shows more than all of ours (requested ones included): money given back outside
+ *   StarArena (e.g. the PSP's dashboard); which tickets it was for is unknown, so the tickets
+ *   stay and a person decides — `partial_refund_unknown`, needs attention.
+ * Requested refunds the PSP already made are finished by {@link finishRequestedRefunds}.
+ */
+async function matchPartialRefunds(db: Db, provider: PaymentProvider, entry: LedgerEntry, payment: PaymentRow, ours: { requested: number; succeeded: number }, report: LedgerReport): Promise<void> {
+  const base = { eventId: payment.eventId, orderId: payment.orderId };
+  if (entry.refundedMinor < ours.succeeded) {
+    const rows = await db.select().from(refunds).where(and(eq(refunds.paymentId, payment.id), eq(refunds.status, "succeeded")));
+    for (const r of rows) await provider.refund(entry.paymentId, { amountMinor: r.amountMinor, currency: r.currency, reason: r.reason, idempotencyKey: partialRefundKey(r.id) });
+    report.refundsResent++;
+    await recordDiscrepancy(db, {
+      key: `partial_refund_missing_at_psp_${payment.id}_${ours.succeeded}`,
+      kind: "partial_refund_missing_at_psp",
+      ...base,
+      detail: { paymentId: payment.id, pspRefundedMinor: entry.refundedMinor, oursMinor: ours.succeeded },
+      action: "the PSP had not made every partial refund we recorded: sent again under their own keys",
+      status: "repaired",
+    });
+  } else if (entry.refundedMinor > ours.succeeded + ours.requested) {
+    await recordDiscrepancy(db, {
+      key: `partial_refund_unknown_${payment.id}_${entry.refundedMinor}`,
+      kind: "partial_refund_unknown",
+      ...base,
+      detail: { paymentId: payment.id, pspRefundedMinor: entry.refundedMinor, oursMinor: ours.succeeded + ours.requested, currency: entry.currency },
+      action: "none: the PSP gave back part of this payment outside StarArena; the tickets it was for are unknown, so a person decides (refund those tickets here, or ask the PSP)",
+      status: "needs_attention",
+    });
   }
 }
 

@@ -162,7 +162,7 @@ describe("3. the sandbox is never the production PSP by accident", () => {
     Object.assign(process.env, { PAYMENT_PROVIDER: "stripe", STRIPE_SECRET_KEY: "sk_test_notreal", STRIPE_WEBHOOK_SECRET: "whsec_notreal" });
     vi.resetModules();
     try {
-      const { approveCheckout } = await import("@/app/sandbox-psp/checkout/[id]/actions");
+      const { approveCheckout } = await import("@/app/[locale]/sandbox-psp/checkout/[id]/actions");
       const form = new FormData();
       form.set("checkoutId", checkoutId);
       await expect(approveCheckout(form)).rejects.toThrow(/NEXT_HTTP_ERROR_FALLBACK;404/);

@@ -22,6 +22,7 @@ import { recordDiscrepancy } from "@/lib/audit/discrepancies";
 import { checkInvariants, persistentRedisMismatches, type InvariantReport } from "@/lib/reconciliation/invariants";
 import { advanceLedgerCursor, emptyLedgerReport, ledgerProviders, ledgerWindow, reconcileLedger, type LedgerReport } from "@/lib/reconciliation/ledger";
 import { sweep, type SweepReport } from "@/lib/reconciliation/sweep";
+import { finishRequestedRefunds } from "@/lib/payments/refund-tickets";
 
 /** One reconciliation pass's findings. */
 export interface ReconcileReport {
@@ -100,6 +101,8 @@ export async function reconcile(db: Db, opts: ReconcileOptions = {}): Promise<Re
   };
   const before = opts.checkBefore ? await timed("invariants", () => checkInvariants(db, checkOpts)) : undefined;
   const sweepReport = await timed("sweep", () => sweep(db, { now, eventId: opts.eventId, paymentQueryAfterMs: opts.routine ? undefined : 0 }));
+  // Partial refunds left half-done (PSP asked, tickets not voided yet): finished under their own keys (docs/adr/0020).
+  await timed("sweep", async () => sweepReport.errors.push(...(await finishRequestedRefunds(db, { eventId: opts.eventId })).errors));
   const ledger = await timed("ledger", () => reconcileLedgers(db, { eventId: opts.eventId, now }));
   // Redis drift: rebuild an event whose Redis inventory contradicts Postgres — only for
   // contradictions that outlast holds in flight (a rebuild mid-sale for a transient one

@@ -9,6 +9,8 @@ export const CLEAN_INVARIANTS: Readonly<InvariantReport> = Object.freeze({
   refundedWithTickets: 0,
   doubleCharged: 0,
   ticketsWithoutPayment: 0,
+  keptMoneyMismatch: 0,
+  pspKeptMoneyMismatch: 0,
   holdsNotEnded: 0,
   overFanLimit: 0,
   pspCapturedWithoutTickets: 0,

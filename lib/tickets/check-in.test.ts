@@ -1,7 +1,8 @@
 /**
  * Check-in against the real Postgres and Redis, with tickets bought through the sandbox
  * PSP: a ticket gets in once, a second scan is refused with the first scan's time, 20
- * simultaneous scans let exactly one in, forged and foreign codes are refused.
+ * simultaneous scans let exactly one in, forged and foreign codes are refused; a typed short
+ * code goes through the same rules.
  */
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
@@ -20,6 +21,7 @@ import { closeRedis } from "@/lib/redis";
 import { makeFans, makeStudioShow, makeUser } from "@/lib/testing/fixtures";
 import { checkIn } from "@/lib/tickets/check-in";
 import { signTicketCode } from "@/lib/tickets/codes";
+import { formatShortCode } from "@/lib/tickets/short-code";
 
 afterAll(async () => {
   await closeDb();
@@ -124,5 +126,72 @@ describe("checkIn", () => {
     const stray = await signTicketCode({ ticketId: "tkt_nosuchticket0000", eventId: show.eventId, seatLabel: "x", orderId }, env().TICKET_SIGNING_SECRET);
     expect(await checkIn(db(), show.organizerId, stray)).toEqual({ result: "unknown_ticket" });
     await expectInvariantsClean();
+  });
+});
+
+describe("checkIn with a typed short code", () => {
+  it("lets the ticket in once, in any spelling a person types; a second time is already used", async () => {
+    const { orderId, tickets: [t] } = await buy([14]);
+    const short = t!.shortCode!;
+    expect(short).toMatch(/^[0-9A-HJKMNP-TV-Z]{10}$/);
+    const first = new Date("2027-01-30T19:31:05Z");
+    // Lower case, with the dash, and spaces around: as typed at the door.
+    const ok = await checkIn(db(), show.organizerId, `  ${formatShortCode(short).toLowerCase()} `, first);
+    expect(ok).toMatchObject({ result: "ok", checkedInAt: first, ticket: { ticketId: t!.id, orderId, seatLabel: "Sec MAIN · Row B · Seat 5" } });
+    expect(await checkIn(db(), show.organizerId, short, new Date("2027-01-30T19:40:00Z"))).toMatchObject({ result: "already_used", firstCheckedInAt: first });
+    // The signed code of the same ticket is used too: one ticket, one entry, whichever code is shown.
+    expect(await checkIn(db(), show.organizerId, t!.code)).toMatchObject({ result: "already_used", firstCheckedInAt: first });
+    const log = await db().select().from(orderTransitions).where(and(eq(orderTransitions.entity, "ticket"), eq(orderTransitions.entityId, t!.id)));
+    expect(log.map((l) => [l.fromStatus, l.toStatus])).toEqual([["valid", "used"]]);
+    const audit = await db().select().from(adminActions).where(eq(adminActions.ticketId, t!.id));
+    expect(audit.map((a) => [a.action, (a.detail as { by?: string }).by])).toEqual([["check_in", "short_code"]]);
+    await expectInvariantsClean();
+  });
+
+  it("reads O as 0 and I or L as 1", async () => {
+    // Find a bought ticket whose short code has a 0 or a 1 (a few purchases at most: ~27% of codes have neither).
+    let found: { code: string; id: string } | undefined;
+    for (let i = 0; i < 12 && !found; i++) {
+      const { tickets: tix } = await buy([i]);
+      const t = tix[0]!;
+      if (/[01]/.test(t.shortCode!)) found = { code: t.shortCode!, id: t.id };
+    }
+    expect(found).toBeDefined();
+    const typed = found!.code.replace(/0/g, "o").replace(/1/g, "L");
+    expect(typed).not.toBe(found!.code);
+    expect(await checkIn(db(), show.organizerId, typed)).toMatchObject({ result: "ok", ticket: { ticketId: found!.id } });
+  });
+
+  it("refuses another organizer's show, an unknown code, a refunded ticket and a code replaced by a re-issue", async () => {
+    const { orderId, tickets: [t, u] } = await buy([42, 43]);
+    const stranger = await makeUser(db(), "organizer");
+    expect(await checkIn(db(), stranger.id, t!.shortCode!)).toEqual({ result: "other_show" });
+    expect((await db().select().from(tickets).where(eq(tickets.id, t!.id)))[0]!.status).toBe("valid");
+    // Well-formed but no ticket has it (a different last character from t's own).
+    const unknown = t!.shortCode!.slice(0, 9) + (t!.shortCode!.endsWith("Z") ? "Y" : "Z");
+    expect(await checkIn(db(), show.organizerId, formatShortCode(unknown))).toEqual({ result: "unknown_ticket" });
+    // Too short to be a short code, and not a signed code either.
+    expect(await checkIn(db(), show.organizerId, "7K3QD-M9XW")).toEqual({ result: "not_genuine", reason: "malformed" });
+
+    const { rotateTicketCodes } = await import("@/lib/tickets/reissue");
+    await rotateTicketCodes(db(), orderId, {});
+    const [rotated] = await db().select().from(tickets).where(eq(tickets.id, u!.id));
+    expect(rotated!.shortCode).not.toBe(u!.shortCode);
+    expect(await checkIn(db(), show.organizerId, u!.shortCode!)).toEqual({ result: "unknown_ticket" });
+
+    await refundOrder(db(), show.organizerId, orderId);
+    expect(await checkIn(db(), show.organizerId, rotated!.shortCode!)).toMatchObject({ result: "refunded", ticket: { ticketId: u!.id } });
+    await expectInvariantsClean();
+  });
+
+  it("door staff check in for their organizer, logged as themselves", async () => {
+    const { tickets: [t] } = await buy([44]);
+    const { createDoorStaff } = await import("@/lib/auth/staff");
+    const staffId = await createDoorStaff(db(), show.organizerId, { name: "Door", email: `door-${t!.id}@test.stararena`, password: "door-password" });
+    expect(await checkIn(db(), { organizerId: show.organizerId, staffId }, t!.shortCode!)).toMatchObject({ result: "ok" });
+    const log = await db().select().from(orderTransitions).where(and(eq(orderTransitions.entity, "ticket"), eq(orderTransitions.entityId, t!.id)));
+    expect(log.map((l) => l.actor)).toEqual([`door_staff:${staffId}`]);
+    const audit = await db().select().from(adminActions).where(eq(adminActions.ticketId, t!.id));
+    expect(audit.map((a) => [a.organizerId, (a.detail as { staffId?: string }).staffId])).toEqual([[show.organizerId, staffId]]);
   });
 });

@@ -1,19 +1,22 @@
 /**
- * Check-in at the door: a scanned ticket code is let in at most
- * once. The code's signature is verified first (offline-capable, lib/tickets/codes),
- * then the database decides: the ticket exists, its code is the current one (a
+ * Check-in at the door: a scanned ticket code — the signed code from the QR, or the short
+ * code a person reads out or types (`7K3QD-M9XW2`, ./short-code.ts) — is let in at most
+ * once. A signed code's signature is verified first (offline-capable, lib/tickets/codes);
+ * a short code is looked up by `tickets.short_code`. Then the database decides, the same
+ * rules for both: the ticket exists, its code is the current one (a
  * re-issue replaces codes), it is for a show this organizer runs, it is not void, and
  * the guarded `valid → used` transition (I8, with `checked_in_at` and the transition
  * log) succeeds. Of any number of simultaneous scans of one code exactly one gets "ok";
  * the others read "already_used" with the first scan's time.
  */
-import { eq } from "drizzle-orm";
+import { eq, type SQL } from "drizzle-orm";
 import { events, orders, seats, tickets } from "@/db/schema";
 import { recordAdminAction } from "@/lib/audit/admin-actions";
 import type { Db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { transitionTicket } from "@/lib/orders/state-machine";
 import { InvalidTicketCodeError, ticketKeys, verifyTicketCode } from "@/lib/tickets/codes";
+import { parseShortCode } from "@/lib/tickets/short-code";
 
 /** The ticket a scan resolved to (for the door's screen). */
 export interface ScannedTicket {
@@ -40,26 +43,43 @@ export type CheckInResult =
   | { result: "replaced"; ticket: ScannedTicket }
   /** Refused: a genuine ticket of a show another organizer runs. */
   | { result: "other_show" }
-  /** Refused: a genuine code but no such ticket here (e.g. another environment's database). */
+  /** Refused: a genuine code but no such ticket here (e.g. another environment's database), or a short code no ticket has (mistyped, or replaced by a re-issue). */
   | { result: "unknown_ticket" }
   /** Refused: not a StarArena ticket code, or forged/altered (`reason` from verifyTicketCode). */
   | { result: "not_genuine"; reason: "malformed" | "not_genuine" };
 
+/** Who is at the door: the organizer whose shows are let in, and who scanned (door staff, when not the organizer). */
+export interface CheckInDoor {
+  /** The organizer whose shows' tickets are let in. */
+  organizerId: string;
+  /** The door-staff user who scanned, when it was not the organizer; logged as `door_staff:<id>`. */
+  staffId?: string;
+}
+
 /**
- * Checks a scanned ticket code in for the organizer's door.
- * @param organizerId the signed-in organizer (only tickets of their shows are let in).
- * @param code the scanned or typed code (surrounding whitespace ignored).
+ * Checks a scanned or typed ticket code in for the organizer's door.
+ * @param door the organizer's id (the organizer scans), or a {@link CheckInDoor} (door staff scans
+ *   for `organizerId`); only tickets of that organizer's shows are let in.
+ * @param code the signed code (surrounding whitespace ignored), or a short code in any spelling
+ *   {@link parseShortCode} reads (case, spaces and dashes ignored; O → 0, I/L → 1).
  * @param now the scan time (default: now); stored as `checked_in_at`.
  * @returns a {@link CheckInResult}; refusals are results, not exceptions.
  * @throws database errors only.
  */
-export async function checkIn(db: Db, organizerId: string, code: string, now = new Date()): Promise<CheckInResult> {
-  let claims;
-  try {
-    claims = await verifyTicketCode(code, ticketKeys(env().TICKET_SIGNING_SECRET).publicKeyPem);
-  } catch (error) {
-    if (error instanceof InvalidTicketCodeError) return { result: "not_genuine", reason: error.reason };
-    throw error;
+export async function checkIn(db: Db, door: string | CheckInDoor, code: string, now = new Date()): Promise<CheckInResult> {
+  const { organizerId, staffId } = typeof door === "string" ? { organizerId: door, staffId: undefined } : door;
+  // A short code is 10 characters of one alphabet, a signed code ~270 with dots: never both.
+  const shortCode = parseShortCode(code);
+  let which: SQL;
+  if (shortCode) {
+    which = eq(tickets.shortCode, shortCode);
+  } else {
+    try {
+      which = eq(tickets.id, (await verifyTicketCode(code, ticketKeys(env().TICKET_SIGNING_SECRET).publicKeyPem)).ticketId);
+    } catch (error) {
+      if (error instanceof InvalidTicketCodeError) return { result: "not_genuine", reason: error.reason };
+      throw error;
+    }
   }
   const [row] = await db
     .select({ ticket: tickets, eventName: events.name, organizerId: events.organizerId, timeZone: events.timeZone, seatLabel: seats.label, orderStatus: orders.status })
@@ -67,12 +87,13 @@ export async function checkIn(db: Db, organizerId: string, code: string, now = n
     .innerJoin(events, eq(tickets.eventId, events.id))
     .innerJoin(seats, eq(tickets.seatId, seats.id))
     .innerJoin(orders, eq(tickets.orderId, orders.id))
-    .where(eq(tickets.id, claims.ticketId));
+    .where(which);
   if (!row) return { result: "unknown_ticket" };
   if (row.organizerId !== organizerId) return { result: "other_show" };
   const t = row.ticket;
   const ticket: ScannedTicket = { ticketId: t.id, orderId: t.orderId, eventId: t.eventId, eventName: row.eventName, seatLabel: row.seatLabel, timeZone: row.timeZone };
-  if (t.code !== code.trim()) return { result: "replaced", ticket };
+  // A re-issue rotates both codes in place: an old signed code finds the row with a new code.
+  if (!shortCode && t.code !== code.trim()) return { result: "replaced", ticket };
 
   const refusal = (status: typeof t.status, checkedInAt: Date | null, orderStatus: string): CheckInResult | null => {
     if (status === "void") return orderStatus === "refunded" ? { result: "refunded", ticket } : { result: "void", ticket };
@@ -91,9 +112,9 @@ export async function checkIn(db: Db, organizerId: string, code: string, now = n
       const [o] = await tx.select({ status: orders.status }).from(orders).where(eq(orders.id, t.orderId));
       return refusal(locked.status, locked.checkedInAt, o?.status ?? row.orderStatus) ?? { result: "void", ticket };
     }
-    const moved = await transitionTicket(tx, t, "valid", "used", { actor: `organizer:${organizerId}`, reason: "checked in at the door" }, { checkedInAt: now });
+    const moved = await transitionTicket(tx, t, "valid", "used", { actor: staffId ? `door_staff:${staffId}` : `organizer:${organizerId}`, reason: "checked in at the door" }, { checkedInAt: now });
     if (!moved) return { result: "void", ticket }; // unreachable while the row is locked
-    await recordAdminAction(tx, { organizerId, eventId: t.eventId, orderId: t.orderId, ticketId: t.id, action: "check_in", detail: { outcome: "done", seat: row.seatLabel } });
+    await recordAdminAction(tx, { organizerId, eventId: t.eventId, orderId: t.orderId, ticketId: t.id, action: "check_in", detail: { outcome: "done", seat: row.seatLabel, by: shortCode ? "short_code" : "code", ...(staffId ? { staffId } : {}) } });
     return { result: "ok", ticket, checkedInAt: now };
   });
 }

@@ -5,7 +5,7 @@
  * the fan is provably still waiting (docs/adr/0014). Runtime-neutral (lib/signing.ts).
  *
  * Value: base64url(JSON {e: eventId, f: fanId, p: position (0 in the pre-queue), d: draw | -1,
- * t: issued at, s}) "." base64url(HMAC-SHA256(key, payload)), key = SHA-256(secret ":queue-tickets").
+ * t: issued at, o: the on-sale it was issued for (ms)}) "." base64url(HMAC-SHA256(key, payload)), key = SHA-256(secret ":queue-tickets").
  * A ticket only ever shortens the path to an answer Redis would give: it never admits
  * anyone (admission needs Redis's slot and a fresh admission token), and a fan whose turn
  * may have come is always asked about in Redis.
@@ -23,6 +23,8 @@ export interface QueueTicket {
   draw: number | null;
   /** When it was issued (ms). */
   issuedAt: number;
+  /** The on-sale (ms) the place belongs to: when the on-sale moves (npm run demo:reset empties the room), the ticket no longer answers. */
+  onSaleAt?: number;
 }
 
 /** How long a ticket is good for (ms): longer than any on-sale's queue, shorter than a show's run. */
@@ -39,7 +41,7 @@ function key(secret: string): Uint8Array {
 
 /** Signs `ticket` with the app secret. @returns the cookie value. */
 export function issueQueueTicket(ticket: QueueTicket, secret: string): string {
-  const payload = textToBase64Url(JSON.stringify({ e: ticket.eventId, f: ticket.fanId, p: ticket.position, d: ticket.draw ?? -1, t: ticket.issuedAt }));
+  const payload = textToBase64Url(JSON.stringify({ e: ticket.eventId, f: ticket.fanId, p: ticket.position, d: ticket.draw ?? -1, t: ticket.issuedAt, ...(ticket.onSaleAt === undefined ? {} : { o: ticket.onSaleAt }) }));
   return `${payload}.${toBase64Url(hmacSha256(key(secret), payload))}`;
 }
 
@@ -53,7 +55,7 @@ export function readQueueTicket(value: string | undefined, secret: string, expec
   if (dot < 1) return null;
   const payload = value.slice(0, dot);
   if (!sameText(value.slice(dot + 1), toBase64Url(hmacSha256(key(secret), payload)))) return null;
-  let t: { e?: unknown; f?: unknown; p?: unknown; d?: unknown; t?: unknown };
+  let t: { e?: unknown; f?: unknown; p?: unknown; d?: unknown; t?: unknown; o?: unknown };
   try {
     t = JSON.parse(textFromBase64Url(payload) ?? "null") ?? {};
   } catch {
@@ -62,7 +64,7 @@ export function readQueueTicket(value: string | undefined, secret: string, expec
   const now = expected.now ?? Date.now();
   if (t.e !== expected.eventId || t.f !== expected.fanId) return null;
   if (typeof t.p !== "number" || typeof t.d !== "number" || typeof t.t !== "number" || now - t.t > QUEUE_TICKET_TTL_MS) return null;
-  return { eventId: t.e, fanId: t.f, position: t.p, draw: t.d >= 0 ? t.d : null, issuedAt: t.t };
+  return { eventId: t.e, fanId: t.f, position: t.p, draw: t.d >= 0 ? t.d : null, issuedAt: t.t, ...(typeof t.o === "number" ? { onSaleAt: t.o } : {}) };
 }
 
 /**
@@ -72,6 +74,7 @@ export function readQueueTicket(value: string | undefined, secret: string, expec
  * pre-queue fan's rank is not on the ticket yet, the on-sale moved — is null: ask Redis.
  */
 export function statusFromTicket(ticket: QueueTicket, pub: PublicQueueStatus, now: number): FanQueueStatus | null {
+  if (ticket.onSaleAt !== undefined && ticket.onSaleAt !== pub.onSaleAt) return null;
   const base = { servingCounter: pub.servingCounter, queueLength: pub.queueLength, ratePerMinute: pub.ratePerMinute, paused: pub.paused, onSaleAt: pub.onSaleAt, admittedUntil: null, draw: ticket.draw, preQueueSize: pub.preQueueSize };
   if (now < pub.onSaleAt) {
     if (ticket.draw === null || ticket.position !== 0) return null;

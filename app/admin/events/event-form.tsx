@@ -89,6 +89,62 @@ function Field({
   );
 }
 
+/**
+ * A venue-local date and time as two text inputs, `YYYY-MM-DD` and 24-hour `HH:mm` (not the
+ * browser's date-time picker, which shows the browser's own locale and 12-hour clock), with the
+ * venue's time zone beside them. Submitted as `<name>Date` and `<name>Time`; lib/events/form.ts
+ * joins them into the `"YYYY-MM-DDTHH:mm"` the server converts from the venue's zone.
+ */
+function LocalDateTimeField({ name, label, defaultValue, error, timeZone }: { name: string; label: string; defaultValue: string; error?: string; timeZone?: string }) {
+  const errId = `err-${name}`;
+  const split = /^(\S*)[T ](.*)$/.exec(defaultValue);
+  const [date, time] = split ? [split[1]!, split[2]!] : [defaultValue, ""];
+  const ring = error ? "ring-2 ring-red-400/70" : "";
+  return (
+    <fieldset className="block text-sm" data-testid={`field-${name}`}>
+      <legend>{label}</legend>
+      <div className="flex gap-2">
+        <label className="flex-1">
+          <span className="sr-only">{label} — date</span>
+          <input
+            name={`${name}Date`}
+            defaultValue={date}
+            required
+            placeholder="YYYY-MM-DD"
+            pattern="\d{4}-\d{2}-\d{2}"
+            inputMode="numeric"
+            autoComplete="off"
+            aria-label={`${label} date`}
+            aria-invalid={error ? true : undefined}
+            aria-describedby={error ? errId : undefined}
+            className={`${input} font-mono ${ring}`}
+          />
+        </label>
+        <label className="w-28">
+          <span className="sr-only">{label} — time</span>
+          <input
+            name={`${name}Time`}
+            defaultValue={time}
+            required
+            placeholder="HH:mm"
+            pattern="([01]\d|2[0-3]):[0-5]\d"
+            inputMode="numeric"
+            autoComplete="off"
+            aria-label={`${label} time`}
+            aria-invalid={error ? true : undefined}
+            aria-describedby={error ? errId : undefined}
+            className={`${input} font-mono ${ring}`}
+          />
+        </label>
+      </div>
+      <span className="mt-1 block text-xs text-white/50">
+        Date as YYYY-MM-DD, time on the 24-hour clock (20:00){timeZone ? `, ${timeZone}` : ""}
+      </span>
+      <FieldError id={errId} message={error} />
+    </fieldset>
+  );
+}
+
 type LevelRow = { key: number; values: PriceLevelFormValues };
 
 /** Tiers and sections of a venue, for the seat-rule hint. */
@@ -241,8 +297,8 @@ function EventFormBody({
           <FieldError id="err-description" message={errors.description} />
         </label>
         <div className="grid gap-4 md:grid-cols-2">
-          <Field name="startsAt" label="Show starts" type="datetime-local" required defaultValue={values.startsAt} error={errors.startsAt} />
-          <Field name="onSaleAt" label="On-sale opens" type="datetime-local" required defaultValue={values.onSaleAt} error={errors.onSaleAt} />
+          <LocalDateTimeField name="startsAt" label="Show starts" defaultValue={values.startsAt} error={errors.startsAt} timeZone={venue?.timeZone} />
+          <LocalDateTimeField name="onSaleAt" label="On-sale opens" defaultValue={values.onSaleAt} error={errors.onSaleAt} timeZone={venue?.timeZone} />
         </div>
         <p className="text-sm text-white/60" data-testid="time-zone">
           {venue ? (
@@ -296,7 +352,7 @@ function EventFormBody({
                     </div>
                     <div className="grid gap-3 md:grid-cols-4">
                       <Field name={n("name")} label={`Level ${i + 1} name`} defaultValue={row.values.name} error={e("name")} />
-                      <Field name={n("price")} label={`Level ${i + 1} price`} inputMode="decimal" defaultValue={row.values.price} error={e("price")} hint="In major units, e.g. 79.00" />
+                      <Field name={n("price")} label={`Level ${i + 1} price`} inputMode="decimal" defaultValue={row.values.price} error={e("price")} hint="In major units, e.g. 79.00 or 79,00" />
                       <Field name={n("currency")} label={`Level ${i + 1} currency`} defaultValue={row.values.currency} error={e("currency")} hint="ISO code, e.g. EUR" />
                       <label className="block text-sm">
                         {`Level ${i + 1} colour`}

@@ -7,13 +7,14 @@
  */
 import { refresh } from "next/cache";
 import { z } from "zod";
-import { orderShow, refundOrder, reissueTickets, releaseStuckHold } from "@/lib/admin/orders";
+import { orderShow, refundOrder, refundOrderTickets, reissueTickets, releaseStuckHold } from "@/lib/admin/orders";
 import { requireOrganizerOfEvent } from "@/lib/auth/session";
 import { db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import { formatMoney } from "@/lib/format";
 import { action } from "@/lib/http/action";
 import { orderIdSchema } from "@/lib/ids";
+import { REFUND_REASON_MAX, REFUND_TICKETS_MAX } from "@/lib/payments/refund-tickets";
 
 /** What an action reports back to the page. */
 export type AdminOrderActionResult = { ok: boolean; message: string };
@@ -48,6 +49,38 @@ export const refundOrderAction = orderAction(async (organizerId, id) => {
   const redis = r.redis.result === "error" ? " (The seat map catches up at the next reconciliation.)" : "";
   return `Refunded ${money}. ${r.ticketsVoided} ${r.ticketsVoided === 1 ? "ticket" : "tickets"} voided.${seats}${redis}`;
 });
+
+/**
+ * Refunds the ticked tickets with a reason (lib/admin/orders.ts `refundOrderTickets`): their
+ * prices back at the PSP, those tickets void, their seats back on sale. `idempotencyKey` is the
+ * form's nonce, so a double submit refunds once.
+ */
+export const refundTicketsAction = action(
+  {
+    who: { organizer: true },
+    args: z.tuple([
+      orderIdSchema,
+      z.object({
+        ticketIds: z.array(z.string().regex(/^tkt_[0-9a-z]{1,32}$/, "That is not a ticket id")).min(1, "Tick the tickets to refund.").max(REFUND_TICKETS_MAX),
+        reason: z.string().max(REFUND_REASON_MAX * 2),
+        idempotencyKey: z.string().min(8).max(100),
+      }),
+    ]),
+    onError: (failure): AdminOrderActionResult => {
+      refresh();
+      return { ok: false, message: failure.error };
+    },
+  },
+  async (_call, orderId, request): Promise<AdminOrderActionResult> => {
+    const order = await orderShow(db(), orderId);
+    if (!order) throw new AppError("not_found", "no_such_order", "There is no such order.");
+    const { user } = await requireOrganizerOfEvent(order.eventId, `/admin/orders/${order.orderId}`);
+    const r = await refundOrderTickets(db(), user.id, order.orderId, request);
+    refresh();
+    const redis = r.redis === "error" ? " (The seat map catches up at the next reconciliation.)" : "";
+    return { ok: true, message: `Refunded ${formatMoney(r.amountMinor, r.currency)} for ${r.seats.join(", ")}. ${r.seats.length === 1 ? "That ticket no longer gets in and its seat is" : "Those tickets no longer get in and their seats are"} back on sale.${redis}` };
+  },
+);
 
 /** Gives the order's valid tickets new codes (old codes stop working). */
 export const reissueTicketsAction = orderAction(async (organizerId, id) => {

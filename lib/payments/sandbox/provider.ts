@@ -196,7 +196,7 @@ export class SandboxProvider implements PaymentProvider {
   }
 
   /**
-   * Refunds a captured payment in full; idempotent (a second call returns the same refund id).
+   * Refunds `amountMinor` of a captured payment (all that remains, or part of it); idempotent per key (a second call returns the same refund id).
    * @throws {PaymentProviderError} not retryable for an unknown payment, one never captured,
    *   or an amount/currency that is not the full payment; retryable on database trouble.
    */
@@ -231,6 +231,7 @@ export class SandboxProvider implements PaymentProvider {
           capturedAt: c.capturedAt,
           refundedAt: c.status === "refunded" ? c.refundedAt : null,
           refundId: c.status === "refunded" ? c.refundId : null,
+          refundedMinor: c.status === "refunded" ? c.amountMinor : c.refundedMinor,
         });
       }
       after = page.nextAfter;

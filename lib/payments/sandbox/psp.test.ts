@@ -183,7 +183,24 @@ describe("checkouts", () => {
     await expect(psp.refund("sbx_pay_unknown", "k")).rejects.toMatchObject({ code: "not_found" });
     const other = await newCheckout();
     const { checkout: otherPaid } = await psp.approve(other.id);
-    await expect(psp.refund(otherPaid.paymentId!, "k", { amountMinor: 1 })).rejects.toMatchObject({ code: "invalid_request" });
+    await expect(psp.refund(otherPaid.paymentId!, "k", { amountMinor: 9_001 })).rejects.toMatchObject({ code: "invalid_request" });
+  });
+
+  it("partial refunds add up, are idempotent per key, and the one that reaches the amount is the full refund", async () => {
+    const c = await newCheckout(); // 90.00 EUR
+    const { checkout } = await psp.approve(c.id);
+    const paymentId = checkout.paymentId!;
+    const part = await psp.refund(paymentId, "part-1", { amountMinor: 2_500, currency: "EUR", reason: "one ticket" });
+    expect(part.checkout).toMatchObject({ status: "captured", refundedMinor: 2_500 });
+    expect((await psp.refund(paymentId, "part-1", { amountMinor: 2_500 })).refundId).toBe(part.refundId); // a retry
+    await expect(psp.refund(paymentId, "part-1", { amountMinor: 100 })).rejects.toMatchObject({ code: "idempotency_conflict" });
+    await expect(psp.refund(paymentId, "part-2", { amountMinor: 6_501 })).rejects.toMatchObject({ code: "invalid_request" }); // 65.00 remain
+    const ledger = async () => (await psp.listPayments({ from: new Date(Date.now() - 60_000), to: new Date(Date.now() + 1_000) })).data.find((p) => p.id === c.id)!;
+    expect((await ledger()).refundedMinor).toBe(2_500);
+    expect((await psp.listDeliveries(c.id)).map((d) => d.type)).toEqual(["payment.captured"]); // no webhook for a part
+    const rest = await psp.refund(paymentId, "part-2", { amountMinor: 6_500 });
+    expect(rest.checkout).toMatchObject({ status: "refunded", refundedMinor: 9_000, refundId: rest.refundId });
+    expect((await psp.listDeliveries(c.id)).map((d) => d.type)).toEqual(["payment.captured", "payment.refunded"]);
   });
 });
 

@@ -26,6 +26,7 @@ import { and, asc, eq, inArray, isNull, lt, sql as dsql } from "drizzle-orm";
 import { z } from "zod";
 import {
   sandboxCheckouts,
+  sandboxRefunds,
   sandboxSettings,
   sandboxWebhookDeliveries,
   type SandboxCheckoutStatus,
@@ -492,12 +493,17 @@ export async function expireDueCheckouts(opts: { now?: Date; limit?: number; che
 }
 
 /**
- * Refunds a captured payment in full: `captured` → `refunded` with a new `sbx_re_…` id and a
- * `payment.refunded` webhook. Idempotent: refunding an already refunded payment (with this
- * or any other key) returns the original refund id and sends nothing.
- * @param opts.amountMinor / opts.currency when given, must match the payment (only full refunds exist here).
+ * Refunds a captured payment, in full or in part. A refund of what remains (the default when
+ * no amount is given) is the full refund: `captured` → `refunded` with a new `sbx_re_…` id and
+ * a `payment.refunded` webhook. A smaller amount is a partial refund: a `sandbox_psp.refunds`
+ * row, the checkout stays `captured` with `refundedMinor` raised (no webhook: like Stripe's
+ * `charge.refunded` for a partial refund, the app learns it from its own request and the ledger).
+ * Idempotent per key: the same key returns the same refund (a different amount under it is
+ * `idempotency_conflict`); refunding an already refunded payment (any key) returns the full
+ * refund's id and sends nothing.
+ * @param opts.amountMinor minor units, 1 … what remains (default: what remains).
  * @throws {SandboxPspError} `not_found` for an unknown payment id; `not_refundable` when the
- *   checkout was never captured; `invalid_request` for a partial amount or another currency.
+ *   checkout was never captured; `invalid_request` for an amount over what remains or another currency.
  */
 export async function refund(
   paymentId: string,
@@ -510,20 +516,38 @@ export async function refund(
   return db().transaction(async (tx) => {
     const [c] = await tx.select().from(sandboxCheckouts).where(eq(sandboxCheckouts.paymentId, paymentId)).for("update");
     if (!c) throw new SandboxPspError("not_found", `No sandbox payment ${paymentId}`);
-    if (opts.amountMinor !== undefined && opts.amountMinor !== c.amountMinor) {
-      throw new SandboxPspError("invalid_request", `The sandbox PSP only refunds in full: ${c.amountMinor} ${c.currency}, not ${opts.amountMinor}`);
-    }
     if (opts.currency !== undefined && opts.currency !== c.currency) {
       throw new SandboxPspError("invalid_request", `Payment ${paymentId} is in ${c.currency}, not ${opts.currency}`);
     }
+    const [earlier] = await tx.select().from(sandboxRefunds).where(and(eq(sandboxRefunds.checkoutId, c.id), eq(sandboxRefunds.idempotencyKey, idempotencyKey)));
+    if (earlier) {
+      if (opts.amountMinor !== undefined && opts.amountMinor !== earlier.amountMinor) {
+        throw new SandboxPspError("idempotency_conflict", `Refund key ${idempotencyKey} was used for another refund (${earlier.amountMinor} ${c.currency})`);
+      }
+      return { refundId: earlier.id, checkout: c };
+    }
     if (c.status === "refunded" && c.refundId) return { refundId: c.refundId, checkout: c };
     if (c.status !== "captured") throw new SandboxPspError("not_refundable", `Payment ${paymentId} is ${c.status}, not captured`);
-    const faults = mergeFaults(globalOverrides, readFaultOverrides(c.faults));
+    const remaining = c.amountMinor - c.refundedMinor;
+    const amount = opts.amountMinor ?? remaining;
+    if (!Number.isSafeInteger(amount) || amount < 1 || amount > remaining) {
+      throw new SandboxPspError("invalid_request", `A refund of ${paymentId} is 1 … ${remaining} ${c.currency} (what remains of ${c.amountMinor}), not ${amount}`);
+    }
     const refundId = sandboxId("sbx_re");
+    await tx.insert(sandboxRefunds).values({ id: refundId, checkoutId: c.id, amountMinor: amount, idempotencyKey, reason: opts.reason ?? "", createdAt: at });
+    if (amount < remaining) {
+      const [updated] = await tx
+        .update(sandboxCheckouts)
+        .set({ refundedMinor: c.refundedMinor + amount, lastRefundAt: at, updatedAt: at })
+        .where(and(eq(sandboxCheckouts.id, c.id), eq(sandboxCheckouts.status, "captured")))
+        .returning();
+      return { refundId, checkout: updated! };
+    }
+    const faults = mergeFaults(globalOverrides, readFaultOverrides(c.faults));
     const updated = await transition(
       tx,
       c,
-      { status: "refunded", refundId, refundedAt: at, refundIdempotencyKey: idempotencyKey },
+      { status: "refunded", refundId, refundedAt: at, refundIdempotencyKey: idempotencyKey, refundedMinor: c.amountMinor, lastRefundAt: at },
       "payment.refunded",
       faults,
       at,
@@ -543,7 +567,7 @@ export interface SandboxPaymentPage {
 
 /**
  * The PSP's list API over its own records: checkouts with a payment captured or refunded
- * at or after `from` and before `to`, by id, one page at a time (at most `limit`, default
+ * (in full or in part) at or after `from` and before `to`, by id, one page at a time (at most `limit`, default
  * 500, max 1,000), as an outside PSP's "list payments" endpoint pages through its ledger.
  * @param opts.after the `nextAfter` of the previous page.
  */
@@ -556,7 +580,7 @@ export async function listPayments(opts: { from: Date; to: Date; limit?: number;
     .where(
       and(
         dsql`${sandboxCheckouts.paymentId} is not null`,
-        dsql`(${inWindow(sandboxCheckouts.capturedAt)} or ${inWindow(sandboxCheckouts.refundedAt)})`,
+        dsql`(${inWindow(sandboxCheckouts.capturedAt)} or ${inWindow(sandboxCheckouts.refundedAt)} or ${inWindow(sandboxCheckouts.lastRefundAt)})`,
         opts.after ? dsql`${sandboxCheckouts.id} > ${opts.after}` : undefined,
       ),
     )

@@ -7,6 +7,7 @@ import { db } from "@/lib/db";
 import { formatInZone, formatMoney } from "@/lib/format";
 import { orderIdSchema } from "@/lib/ids";
 import { OrderActions } from "./order-actions";
+import { RefundTicketsForm } from "./refund-tickets-form";
 
 export const metadata = { title: "Order" };
 
@@ -48,6 +49,7 @@ export default async function AdminOrderPage({ params }: PageProps<"/admin/order
         <p className="font-mono text-sm text-white/60">{o.id}</p>
         <h1 className="flex flex-wrap items-center gap-3 text-3xl font-bold">
           Order for {o.fan.email} <StatusBadge status={o.status} testId="admin-order-status" />
+          {o.partiallyRefunded && <StatusBadge status="partially_refunded" testId="admin-order-partial" />}
         </h1>
         <dl className="grid max-w-2xl grid-cols-[auto_1fr] gap-x-6 gap-y-1 text-sm">
           <dt className="text-white/60">Total</dt>
@@ -67,6 +69,44 @@ export default async function AdminOrderPage({ params }: PageProps<"/admin/order
       </header>
 
       <OrderActions orderId={o.id} can={o.can} totalLabel={formatMoney(o.totalMinor, o.currency)} validTickets={o.tickets.filter((t) => t.status === "valid").length} />
+
+      {o.can.refundTickets && (
+        <RefundTicketsForm
+          orderId={o.id}
+          format={{ currency: o.currency, digits: new Intl.NumberFormat("en", { style: "currency", currency: o.currency }).resolvedOptions().maximumFractionDigits ?? 2 }}
+          tickets={o.tickets
+            .filter((t) => t.status === "valid")
+            .map((t) => {
+              const priceMinor = o.lineItems.find((l) => l.label === t.seatLabel && l.status === "sold")?.priceMinor ?? 0;
+              return { id: t.id, seatLabel: t.seatLabel, priceMinor, priceLabel: formatMoney(priceMinor, o.currency) };
+            })}
+        />
+      )}
+
+      {o.refunds.length > 0 && (
+        <section className="space-y-2">
+          <h2 className="text-xl font-semibold">Partial refunds</h2>
+          <table className="w-full max-w-3xl text-left text-sm" data-testid="partial-refunds">
+            <tbody>
+              {o.refunds.map((r) => (
+                <tr key={r.id} className="border-t border-white/10 align-top" data-testid="partial-refund">
+                  <td className="whitespace-nowrap py-2 text-white/70">
+                    <time dateTime={r.createdAt.toISOString()} title={r.createdAt.toISOString()}>
+                      {formatInZone(r.createdAt, tz)}
+                    </time>
+                  </td>
+                  <td>{r.seats.join(", ")}</td>
+                  <td className="text-white/80">{r.reason}</td>
+                  <td>
+                    <StatusBadge status={r.status} />
+                  </td>
+                  <td className="text-right tabular-nums">{formatMoney(r.amountMinor, r.currency)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      )}
 
       <section className="space-y-2">
         <h2 className="text-xl font-semibold">Seats</h2>
@@ -167,7 +207,7 @@ export default async function AdminOrderPage({ params }: PageProps<"/admin/order
         <table className="w-full text-left text-sm" data-testid="transition-log">
           <thead className="text-white/60">
             <tr>
-              <th className="py-1">When</th>
+              <th className="py-1">When ({tz})</th>
               <th>What</th>
               <th>Change</th>
               <th>Who</th>
@@ -177,7 +217,11 @@ export default async function AdminOrderPage({ params }: PageProps<"/admin/order
           <tbody>
             {o.transitions.map((t) => (
               <tr key={t.id} className="border-t border-white/10 align-top" data-testid="transition">
-                <td className="whitespace-nowrap py-1.5 tabular-nums text-white/70">{at(t.at, tz)}</td>
+                <td className="whitespace-nowrap py-1.5 tabular-nums text-white/70">
+                  <time dateTime={t.at.toISOString()} title={t.at.toISOString()} data-testid="transition-at">
+                    {formatInZone(t.at, tz)}
+                  </time>
+                </td>
                 <td>
                   {t.entity} <span className="font-mono text-xs text-white/50">{t.entity === "order" ? "" : t.entityId}</span>
                 </td>

@@ -4,19 +4,23 @@ import { searchOrders, SEARCH_LIMIT } from "@/lib/admin/orders";
 import { requireOrganizerOfEvent } from "@/lib/auth/session";
 import { db } from "@/lib/db";
 import { formatInZone, formatMoney } from "@/lib/format";
+import { OrderFilters, OrderList } from "./order-list";
 
 export const metadata = { title: "Orders" };
 
 /**
- * Order search for one show: by fan email, order id, seat label ("Row B · Seat 4") or
- * seat number. Organizer of the show only (others get 403, fans too).
+ * The orders of one show: a list filtered by status (`?status=`), a page at a time
+ * (`?page=`), with a CSV download of the filtered list (./order-list.tsx); and a search
+ * (`?q=`) by fan email, order id, seat label ("Row B · Seat 4") or seat number. Organizer
+ * of the show only (others get 403, fans too).
  */
 export default async function EventOrdersPage({ params, searchParams }: PageProps<"/admin/events/[eventId]/orders">) {
   const { eventId } = await params;
   const { user, event } = await requireOrganizerOfEvent(eventId, `/admin/events/${eventId}/orders`);
-  const raw = (await searchParams).q;
-  const q = (typeof raw === "string" ? raw : "").slice(0, 200);
-  const hits = await searchOrders(db(), user.id, event.id, q);
+  const query = await searchParams;
+  const raw = query.q;
+  const q = (typeof raw === "string" ? raw : "").trim().slice(0, 200);
+  const hits = q ? await searchOrders(db(), user.id, event.id, q) : [];
   return (
     <div className="space-y-6">
       <EventAdminNav eventId={event.id} name={event.name} current="orders" />
@@ -35,40 +39,49 @@ export default async function EventOrdersPage({ params, searchParams }: PageProp
         />
         <button className="rounded bg-indigo-500 px-4 py-2 font-semibold hover:bg-indigo-400">Search</button>
       </form>
-      <p className="text-sm text-white/60" data-testid="order-search-summary">
-        {q ? `${hits.length === SEARCH_LIMIT ? `First ${SEARCH_LIMIT}` : hits.length} ${hits.length === 1 ? "order matches" : "orders match"} “${q}”.` : `Latest orders (up to ${SEARCH_LIMIT}).`}
-      </p>
+      {!q && <OrderList organizerId={user.id} event={event} query={{ status: query.status, page: query.page }} />}
+      {q && <OrderFilters organizerId={user.id} eventId={event.id} />}
+      {q && (
+        <p className="text-sm text-white/60" data-testid="order-search-summary">
+          {`${hits.length === SEARCH_LIMIT ? `First ${SEARCH_LIMIT}` : hits.length} ${hits.length === 1 ? "order matches" : "orders match"} “${q}”.`}{" "}
+          <Link href={`/admin/events/${event.id}/orders`} className="underline">
+            All orders
+          </Link>
+        </p>
+      )}
       {hits.length > 0 && (
-        <table className="w-full text-left text-sm" data-testid="order-results">
-          <thead className="text-white/60">
-            <tr>
-              <th className="py-1">Order</th>
-              <th>Fan</th>
-              <th>Seats</th>
-              <th>Status</th>
-              <th className="text-right">Total</th>
-              <th className="text-right">Placed</th>
-            </tr>
-          </thead>
-          <tbody>
-            {hits.map((h) => (
-              <tr key={h.id} className="border-t border-white/10 align-top" data-testid="order-result">
-                <td className="py-2 font-mono text-xs">
-                  <Link href={`/admin/orders/${h.id}`} className="underline">
-                    {h.id}
-                  </Link>
-                </td>
-                <td>{h.fanEmail}</td>
-                <td className="text-white/80">{h.seats.join(", ")}</td>
-                <td>
-                  <StatusBadge status={h.status} />
-                </td>
-                <td className="text-right tabular-nums">{formatMoney(h.totalMinor, h.currency)}</td>
-                <td className="text-right text-white/70">{formatInZone(h.createdAt, event.timeZone)}</td>
+        <div className="overflow-x-auto">
+          <table className="w-full text-left text-sm" data-testid="order-results">
+            <thead className="text-white/60">
+              <tr>
+                <th className="py-1">Order</th>
+                <th>Fan</th>
+                <th>Seats</th>
+                <th>Status</th>
+                <th className="text-right">Total</th>
+                <th className="text-right">Placed</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {hits.map((h) => (
+                <tr key={h.id} className="border-t border-white/10 align-top" data-testid="order-result">
+                  <td className="py-2 font-mono text-xs">
+                    <Link href={`/admin/orders/${h.id}`} className="underline">
+                      {h.id}
+                    </Link>
+                  </td>
+                  <td>{h.fanEmail}</td>
+                  <td className="text-white/80">{h.seats.join(", ")}</td>
+                  <td>
+                    <StatusBadge status={h.status} />
+                  </td>
+                  <td className="text-right tabular-nums">{formatMoney(h.totalMinor, h.currency)}</td>
+                  <td className="text-right text-white/70">{formatInZone(h.createdAt, event.timeZone)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </div>
   );

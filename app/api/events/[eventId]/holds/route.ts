@@ -1,6 +1,6 @@
 /**
  * POST: hold seats for the signed-in, admitted fan — the JSON twin of the event page's
- * hold action (app/events/[slug]/actions.ts), for API clients and the on-sale simulator.
+ * hold action (app/[locale]/events/[slug]/actions.ts), for API clients and the on-sale simulator.
  * Body: `{ kind: "seats", ordinals }` or `{ kind: "best", priceLevelId, quantity }`.
  * Admission token: `Authorization: Bearer <admissionToken>` or the cookie set by
  * /queue and /queue/me. `Idempotency-Key: <8–100 chars>` (optional): the same key returns
