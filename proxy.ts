@@ -40,9 +40,9 @@ export async function proxy(req: NextRequest) {
     if ((await isPublishedSlug(db(), slug)) === false) url.pathname = `/${locale}/_stararena/unknown-show`;
   }
   const res = NextResponse.rewrite(url);
+  // The same address answers in two languages: scripts/serve.ts adds `Vary: Accept-Language, Cookie`
+  // to answers carrying this (Next rewrites Vary itself), so a shared cache keys on them (ADR 0018).
   res.headers.set("Content-Language", locale);
-  // The same address answers in two languages: a shared cache must key on them (docs/adr/0018).
-  res.headers.set("Vary", "Accept-Language, Cookie");
   return res;
 }
 

@@ -10,6 +10,9 @@ test("home lists the demo show; its event page is cacheable and draws all 20,000
   const response = await page.goto("/events/nova-lights-world-tour");
   expect(response?.status()).toBe(200);
   expect(response?.headers()["cache-control"]).toMatch(/s-maxage=\d+/);
+  // Cached per language: a shared cache must key on what chose it (docs/adr/0018).
+  expect(response?.headers()["content-language"]).toBe("en");
+  expect(response?.headers()["vary"]).toMatch(/Accept-Language, Cookie/);
   await expect(page.getByTestId("event-name")).toHaveText("Nova Lights — World Tour 2027");
 
   // Five price levels whose seat counts add up to the arena's 20,000 (2,000 floor units + 18,000 bowl seats).

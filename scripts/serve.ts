@@ -78,6 +78,13 @@ function followFailures(req: IncomingMessage, res: ServerResponse, scope: Reques
       const hold = t?.hold === undefined ? "" : `, hold;dur=${t.hold.toFixed(2)}`;
       res.setHeader("Server-Timing", `total;dur=${(performance.now() - started).toFixed(2)}, redis;dur=${(t?.redis ?? 0).toFixed(2)}, postgres;dur=${(t?.postgres ?? 0).toFixed(2)}${hold}`);
     }
+    // A fan page answers in the language proxy.ts chose from the cookie or Accept-Language (it
+    // says which in Content-Language): a shared cache must key on them. Next writes its own Vary
+    // over the proxy's, so it is added here (docs/adr/0018).
+    if (!res.headersSent && res.hasHeader("content-language")) {
+      const vary = String(res.getHeader("vary") ?? "");
+      if (!/accept-language/i.test(vary)) res.setHeader("Vary", vary ? `${vary}, Accept-Language, Cookie` : "Accept-Language, Cookie");
+    }
     const failure = scope.failure;
     if (failure && (status >= 500 || (isAction && status === 200))) {
       status = failure.status;
