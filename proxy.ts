@@ -47,4 +47,4 @@ export async function proxy(req: NextRequest) {
 }
 
 /** Fan pages only: not the APIs, Next's own files, static files, the organizer's /admin or the /dev tools. */
-export const config = { matcher: ["/((?!api/|_next/|admin|dev/|sandbox-psp/api/|.*\\.).*)"] };
+export const config = { matcher: ["/((?!api/|_next/|admin(?:/|$)|dev(?:/|$)|sandbox-psp/api/|.*\\.).*)"] };

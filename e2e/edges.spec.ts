@@ -121,6 +121,19 @@ test("unknown show addresses answer 404 without writing to the page cache", asyn
   expect((await request.get("/events/studio-session")).status()).toBe(200);
 });
 
+test("addresses that only look like pages, and broken language cookies, get a 404 or the page — never a 500", async ({ request }) => {
+  // Paths the proxy leaves alone that a catch-all would otherwise render under a made-up "locale".
+  for (const p of ["/admin/events/nova-lights-world-tour", "/admin.x/events/x", "/adminx/events/x", "/admin/sign-in", "/en/en", "/zh-CN/events/studio-session"]) {
+    expect((await request.get(p)).status(), p).toBe(404);
+  }
+  // A NEXT_LOCALE cookie with a broken %-escape names no language: the browser's languages decide.
+  for (const cookie of ["NEXT_LOCALE=%", "NEXT_LOCALE=%E0%A4%A", "NEXT_LOCALE=../..", `NEXT_LOCALE=${"x".repeat(4000)}`]) {
+    const r = await request.get("/events/studio-session", { headers: { cookie, "accept-language": "zh-CN" } });
+    expect(r.status(), cookie.slice(0, 40)).toBe(200);
+    expect(r.headers()["content-language"]).toBe("zh-CN");
+  }
+});
+
 test("odd bytes get 400 with a message, never a 500", async ({ page }) => {
   for (const p of ["/events/a%00b", "/events/%ZZ", "/orders/%ZZ", "/api/orders/%ZZ", "/sandbox-psp/checkout/%F0", "/admin/events/%ZZ/live", "/admin/events/evt_x/orders?q=a%00b"]) {
     const res = await page.request.get(p);

@@ -141,6 +141,28 @@ describe("refundOrderTickets", () => {
     await clean();
   });
 
+  it("a check-in racing a refund of the same ticket: never both (the fan let in and refunded)", async () => {
+    // Several orders, each raced: its first ticket refunded and scanned at the door at the same moment, with small offsets.
+    const outcomes: { refunded: boolean; admitted: boolean }[] = [];
+    for (let round = 0; round < 6; round++) {
+      const b = await bought(round % 2 ? [30 + round, 40 + round] : [10 + round, 20 + round]);
+      const first = Object.values(b.tickets)[0]!;
+      const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
+      const [refund, scan] = await Promise.allSettled([
+        refundOrderTickets(db(), show.organizerId, b.orderId, { ticketIds: [first.id], reason: "race", idempotencyKey: `race-${round}` }),
+        delay(round * 3).then(() => checkIn(db(), show.organizerId, first.code)),
+      ]);
+      outcomes.push({ refunded: refund.status === "fulfilled", admitted: scan.status === "fulfilled" && scan.value.result === "ok" });
+      const [row] = await db().select({ status: tickets.status }).from(tickets).where(eq(tickets.id, first.id));
+      // The database agrees with the answers: refunded → void; admitted → used; never one answer of each.
+      if (outcomes.at(-1)!.refunded) expect(row!.status).toBe("void");
+      if (outcomes.at(-1)!.admitted) expect(row!.status).toBe("used");
+    }
+    expect(outcomes.filter((o) => o.refunded && o.admitted)).toEqual([]);
+    expect(outcomes.every((o) => o.refunded || o.admitted)).toBe(true);
+    await clean();
+  });
+
   it("refuses a missing or too long reason, no tickets, another order's ticket, a used ticket, another organizer (400/404/409/403)", async () => {
     const b = await bought();
     const other = await bought([4, 27, 28]);

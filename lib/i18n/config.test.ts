@@ -25,6 +25,8 @@ describe("locale negotiation", () => {
     expect(localeOfRequest(req({ cookie: "a=1; NEXT_LOCALE=zh-CN", "accept-language": "en-US" }))).toBe("zh-CN");
     expect(localeOfRequest(req({ cookie: "NEXT_LOCALE=en", "accept-language": "zh-CN" }))).toBe("en");
     expect(localeOfRequest(req({ cookie: "NEXT_LOCALE=xx", "accept-language": "zh-CN" }))).toBe("zh-CN");
+    expect(localeOfRequest(req({ cookie: "NEXT_LOCALE=%", "accept-language": "zh-CN" }))).toBe("zh-CN");
+    expect(localeOfRequest(req({ cookie: "NEXT_LOCALE=%E0%A4%A" }))).toBe("en");
     expect(localeOfRequest(req({ "accept-language": "de-DE" }))).toBe("en");
     expect(localeOfRequest(req({}))).toBe("en");
   });

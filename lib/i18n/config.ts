@@ -69,7 +69,13 @@ function cookieValue(header: string | null | undefined, name: string): string | 
   if (!header) return undefined;
   for (const part of header.split(";")) {
     const eq = part.indexOf("=");
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(eq + 1).trim());
+      } catch {
+        return undefined; // a broken %-escape names no locale: the browser's languages decide
+      }
+    }
   }
   return undefined;
 }

@@ -119,7 +119,11 @@ async function recordRequest(db: Db, orderId: string, ticketIds: string[], reaso
       .from(tickets)
       .innerJoin(lineItems, eq(tickets.lineItemId, lineItems.id))
       .innerJoin(seats, eq(tickets.seatId, seats.id))
-      .where(and(eq(tickets.orderId, orderId), inArray(tickets.id, ticketIds)));
+      .where(and(eq(tickets.orderId, orderId), inArray(tickets.id, ticketIds)))
+      // The tickets' rows stay locked until the request is written: a check-in at the door waits,
+      // then sees the request and refuses (lib/tickets/check-in.ts); one that came first made the
+      // ticket `used`, which is refused below. Never both let in and refunded.
+      .for("update", { of: tickets });
     if (chosen.length !== ticketIds.length) throw refused("not_found", "no_such_ticket", "One of the chosen tickets is not a ticket of this order.", "ticketIds");
     const notValid = chosen.filter((t) => t.status !== "valid");
     if (notValid.length > 0) {

@@ -9,8 +9,8 @@
  * log) succeeds. Of any number of simultaneous scans of one code exactly one gets "ok";
  * the others read "already_used" with the first scan's time.
  */
-import { eq, type SQL } from "drizzle-orm";
-import { events, orders, seats, tickets } from "@/db/schema";
+import { and, eq, sql, type SQL } from "drizzle-orm";
+import { events, orders, refunds, seats, tickets } from "@/db/schema";
 import { recordAdminAction } from "@/lib/audit/admin-actions";
 import type { Db } from "@/lib/db";
 import { env } from "@/lib/env";
@@ -112,6 +112,15 @@ export async function checkIn(db: Db, door: string | CheckInDoor, code: string, 
       const [o] = await tx.select({ status: orders.status }).from(orders).where(eq(orders.id, t.orderId));
       return refusal(locked.status, locked.checkedInAt, o?.status ?? row.orderStatus) ?? { result: "void", ticket };
     }
+    // A partial refund of this ticket already under way (lib/payments/refund-tickets.ts step 1
+    // wrote its request while holding this row's lock, so a fresh read sees it): its money is on
+    // the way back to the fan, so the ticket does not let anyone in.
+    const refunding = await tx
+      .select({ id: refunds.id })
+      .from(refunds)
+      .where(and(eq(refunds.orderId, t.orderId), eq(refunds.status, "requested"), sql`${refunds.lineItemIds} @> ${JSON.stringify([t.lineItemId])}::jsonb`))
+      .limit(1);
+    if (refunding.length > 0) return { result: "refunded", ticket };
     const moved = await transitionTicket(tx, t, "valid", "used", { actor: staffId ? `door_staff:${staffId}` : `organizer:${organizerId}`, reason: "checked in at the door" }, { checkedInAt: now });
     if (!moved) return { result: "void", ticket }; // unreachable while the row is locked
     await recordAdminAction(tx, { organizerId, eventId: t.eventId, orderId: t.orderId, ticketId: t.id, action: "check_in", detail: { outcome: "done", seat: row.seatLabel, by: shortCode ? "short_code" : "code", ...(staffId ? { staffId } : {}) } });
