@@ -54,7 +54,7 @@ export function LiveView({ eventId, name }: { eventId: string; name: string }) {
     <div className="space-y-6" data-testid="live-view">
       <header className="flex flex-wrap items-baseline justify-between gap-2">
         <h1 className="text-3xl font-bold">{name} — live</h1>
-        <p className="text-sm text-white/60">updated {new Date(data.at).toLocaleTimeString()} · rates over the last {data.windowMinutes} min</p>
+        <p className="text-sm text-white/60">updated {new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23", timeZoneName: "short" }).format(new Date(data.at))} · rates over the last {data.windowMinutes} min</p>
       </header>
 
       <section className="grid grid-cols-2 gap-3 md:grid-cols-4">

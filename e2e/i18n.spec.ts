@@ -54,7 +54,7 @@ test("a zh-CN browser buys in Chinese, gets a Chinese e-mail and Chinese errors,
   // The confirmation e-mail is in Chinese.
   await expect(async () => {
     await page.goto(`/dev/mailbox?to=${encodeURIComponent(email)}`);
-    await expect(page.getByTestId("mail-subject").first()).toHaveText(/^你的Studio Session.*门票$/, { timeout: 1_000 });
+    await expect(page.getByTestId("mail-subject").first()).toHaveText(/^你的 Studio Session.* 门票$/, { timeout: 1_000 });
   }).toPass({ timeout: 30_000 });
   await expect(page.getByTestId("mail").first()).toContainText("谢谢——已收到你的付款");
   await expect(page.getByTestId("mail").first()).toContainText("门票（入场时出示二维码，或报出票码）");

@@ -12,6 +12,11 @@ import { RefundTicketsForm } from "./refund-tickets-form";
 export const metadata = { title: "Order" };
 
 /** "30 Jan, 20:31:05" in the show's time zone. */
+/** A logged reason with its instants (written as ISO 8601 UTC when logged) shown in the venue's time, with the zone: one rule for time. */
+function inVenueTime(reason: string, timeZone: string): string {
+  return reason.replace(/\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\b/g, (iso) => formatInZone(new Date(iso), timeZone));
+}
+
 function at(d: Date | null, timeZone: string): string {
   if (!d) return "—";
   return new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "short", hour: "2-digit", minute: "2-digit", second: "2-digit", timeZone }).format(d);
@@ -229,7 +234,7 @@ export default async function AdminOrderPage({ params }: PageProps<"/admin/order
                   {t.fromStatus ?? "—"} → <strong>{t.toStatus}</strong>
                 </td>
                 <td className="font-mono text-xs text-white/70">{t.actor}</td>
-                <td className="text-white/80">{t.reason}</td>
+                <td className="text-white/80">{inVenueTime(t.reason, tz)}</td>
               </tr>
             ))}
           </tbody>
