@@ -1,8 +1,8 @@
 /**
  * The picture book: the main fan, door and organizer screens on a desktop (1280 px) and a phone
  * (390×844, touch), in English and in Chinese, written to test-results/screenshots/<name>.png by
- * every e2e run (a few are committed under docs/screenshots/ for the README: `npm run
- * screenshots:docs` copies them). Each shot also asserts the page is in the expected language
+ * every e2e run (a selection is copied by hand into docs/screenshots/ for the README). Each shot
+ * also asserts the page is in the expected language
  * and does not scroll sideways, so a picture of a broken page fails the run.
  */
 import { devices, expect, test, type Browser, type Page } from "@playwright/test";
