@@ -3,7 +3,10 @@
  *
  * Cached on `globalThis` so Next's hot reload does not open a new pool per edit.
  * Pool size comes from DATABASE_POOL_MAX (default 10 per process); a new connection waits
- * at most DATABASE_CONNECT_TIMEOUT_SECONDS (2).
+ * at most DATABASE_CONNECT_TIMEOUT_SECONDS (2). Behind a transaction-mode pooler
+ * (DATABASE_POOLER=transaction) statements are not prepared by name; nothing else here relies
+ * on session state: settings are `set local`, advisory locks are `pg_advisory_xact_lock`, the
+ * worker's lease is a row (lib/jobs/lease.ts), and nothing LISTENs.
  *
  * Every query and transaction is bounded in time ({@link bounded}): postgres.js can leave a
  * query waiting forever on a connection whose peer vanished (seen when a connection is reset
@@ -129,9 +132,12 @@ function bounded(client: Sql, cache: { stuck: boolean }): Sql {
 }
 
 function open(state: Cache): Pool {
-  const { DATABASE_POOL_MAX, DATABASE_CONNECT_TIMEOUT_SECONDS } = env();
+  const { DATABASE_POOL_MAX, DATABASE_CONNECT_TIMEOUT_SECONDS, DATABASE_POOLER } = env();
   const raw = postgres(state.url, {
     max: DATABASE_POOL_MAX,
+    // A transaction-mode pooler hands each transaction any server connection: a statement
+    // prepared on one is unknown on the next (PgBouncer 1.18; ≥ 1.21 can track them).
+    prepare: DATABASE_POOLER !== "transaction",
     idle_timeout: 30,
     // A dead Postgres fails a request within this bound (→ 503 postgres_unavailable, lib/errors.ts);
     // the pool reconnects by itself on the next query once it is back.

@@ -44,6 +44,13 @@ const schema = z
       .url({ protocol: /^postgres(ql)?$/, error: "must be a postgres:// URL, e.g. postgres://postgres@127.0.0.1:5432/stararena" })
       .default("postgres://postgres@127.0.0.1:5432/stararena"),
     DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+    /**
+     * What sits between the app and Postgres (lib/db.ts): `none` (the default) or `transaction`
+     * for a transaction-mode pooler (PgBouncer `pool_mode = transaction`, RDS Proxy, Neon's and
+     * Supabase's poolers): named prepared statements are then off, since consecutive
+     * transactions of one client may run on different server connections.
+     */
+    DATABASE_POOLER: z.enum(["none", "transaction"], { error: "must be none or transaction" }).default("none"),
     /** Longest any one Postgres query or transaction start may wait, in ms (lib/db.ts); 1.5 s while Postgres is known to be down. */
     DATABASE_QUERY_TIMEOUT_MS: z.coerce.number().int().min(500).max(600_000).default(30_000),
     /** Longest wait for a new Postgres connection, in seconds: past it a request answers 503 (lib/db.ts). */
@@ -68,6 +75,26 @@ const schema = z
     REDIS_URL: z
       .url({ protocol: /^rediss?$/, error: "must be a redis:// URL, e.g. redis://127.0.0.1:6379" })
       .default("redis://127.0.0.1:6379"),
+    /**
+     * Seed nodes of a Redis Cluster, `host:port,host:port,…` (lib/redis-tcp.ts): when set, the
+     * TCP transport speaks to the cluster, and REDIS_URL supplies only its user, password and TLS.
+     */
+    REDIS_CLUSTER_NODES: z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        if (!v || !v.trim()) return undefined;
+        const nodes = v.split(",").map((part) => part.trim()).filter(Boolean).map((part) => {
+          const m = /^([A-Za-z0-9.-]+|\[[0-9a-fA-F:]+\]):(\d{1,5})$/.exec(part);
+          const port = m ? Number(m[2]) : 0;
+          if (!m || port < 1 || port > 65_535) {
+            ctx.addIssue({ code: "custom", message: `"${part.slice(0, 60)}" is not host:port (e.g. 127.0.0.1:7001)` });
+            return { host: "", port: 0 };
+          }
+          return { host: m[1]!.replace(/^\[|\]$/g, ""), port };
+        });
+        return nodes;
+      }),
     UPSTASH_REDIS_REST_URL: z.url({ error: "must be an https:// URL of an Upstash REST endpoint" }).optional(),
     UPSTASH_REDIS_REST_TOKEN: z.string().min(1).optional(),
     REDIS_KEY_PREFIX: z

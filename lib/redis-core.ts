@@ -36,19 +36,71 @@ export function globalKey(...parts: (string | number)[]): string {
   return `${env().REDIS_KEY_PREFIX}${parts.join(":")}`;
 }
 
+/**
+ * `{id}`: an identifier as a hash tag, for keys a library builds around it (a rate limiter's
+ * window keys are `prefix:identifier:window`), so all of them share one cluster slot.
+ * @throws {InvalidKeyPartError} for an empty id or one with braces (it would break the tag).
+ */
+export function hashTagged(id: string): string {
+  if (!id || /[{}]/.test(id)) throw new InvalidKeyPartError("identifier", id);
+  return `{${id}}`;
+}
+
 /** A Lua script bound to a client: `exec(keys, args)` runs EVALSHA, falling back to EVAL once. */
 export type LuaScript<T> = { exec(keys: string[], args: string[]): Promise<T> };
+
+/** Raised for a script call whose keys do not all carry one hash tag (a Redis Cluster would refuse it, or worse, a single Redis would not). */
+export class CrossSlotKeysError extends AppError {
+  constructor(keys: string[]) {
+    // Keys come from the builders above; reaching this is a bug, answered 500.
+    super("internal", "cross_slot_keys", `A Lua call's keys must share one hash tag: ${keys.slice(0, 4).join(", ")}`);
+  }
+}
+
+/** The hash tag of a key (the text between its first `{` and the next `}`), or undefined. */
+export function keyHashTag(key: string): string | undefined {
+  const open = key.indexOf("{");
+  if (open < 0) return undefined;
+  const close = key.indexOf("}", open + 1);
+  return close > open + 1 ? key.slice(open + 1, close) : undefined;
+}
+
+/**
+ * Checks that a multi-key call stays in one cluster slot by construction: every key carries
+ * the same hash tag (one event's, from {@link eventKey}).
+ * @throws {CrossSlotKeysError} otherwise
+ */
+export function assertOneSlot(keys: string[]): void {
+  if (keys.length < 2) return;
+  const tag = keyHashTag(keys[0]!);
+  if (tag === undefined || keys.some((k) => keyHashTag(k) !== tag)) throw new CrossSlotKeysError(keys);
+}
 
 const scriptCache = new WeakMap<Redis, Map<string, LuaScript<unknown>>>();
 
 /**
  * The cached script object for `source` on `client`. Creating one per call would hash the
- * source again every time (measurable on the hold path, see bench:holds).
+ * source again every time (measurable on the hold path, see bench:holds). Its `exec` refuses
+ * keys that do not share one hash tag ({@link assertOneSlot}), so no script call can cross a
+ * cluster slot.
  */
 export function scriptOn<T>(client: Redis, source: string): LuaScript<T> {
   let byClient = scriptCache.get(client);
   if (!byClient) scriptCache.set(client, (byClient = new Map()));
   let s = byClient.get(source);
-  if (!s) byClient.set(source, (s = client.createScript<T>(source) as LuaScript<unknown>));
+  if (!s) {
+    const script = client.createScript<T>(source);
+    s = {
+      exec(keys, args) {
+        try {
+          assertOneSlot(keys);
+        } catch (e) {
+          return Promise.reject(e);
+        }
+        return script.exec(keys, args);
+      },
+    };
+    byClient.set(source, s);
+  }
   return s as LuaScript<T>;
 }

@@ -13,9 +13,18 @@
  * script. Scripts are rewritten without unknown shebang flags before EVAL / SCRIPT LOAD,
  * and EVALSHA of the original script's SHA-1 is translated to the rewritten one's, so
  * callers that compute hashes over the original text (ratelimit does) keep working.
+ *
+ * Redis Cluster (`clusterNodes`): the same shapes over an ioredis `Cluster`, which follows
+ * `MOVED`/`ASK` redirections and failovers by itself. Every key of one event shares a hash
+ * tag (lib/redis-core.ts), so each Lua call and transaction stays in one slot; pipelines
+ * (the Upstash client batches concurrent commands into them) are sent command by command,
+ * each to its slot's primary, auto-pipelined per node; SCAN and KEYS go to the one primary
+ * that owns the hash tag their pattern names (a pattern without one is refused: it would
+ * have to visit every shard).
  */
 import { createHash } from "node:crypto";
-import IORedis, { ReplyError, type Redis as IORedisClient } from "ioredis";
+import IORedis, { Cluster, ReplyError, type ClusterNode, type Redis as IORedisClient } from "ioredis";
+import calculateSlot from "cluster-key-slot";
 import type { Requester, UpstashRequest, UpstashResponse } from "@upstash/redis";
 import { RedisUnavailableError } from "@/lib/errors";
 import { noteTiming } from "@/lib/request-scope";
@@ -24,10 +33,14 @@ import { noteTiming } from "@/lib/request-scope";
 /** Replies that mean "this server cannot serve right now" rather than "this command is wrong". */
 const OUTAGE_REPLY = /^(LOADING|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|READONLY|BUSY)\b/;
 
+const CROSS_SLOT = /CROSSSLOT|should belong to the same slot/;
+
 /** A failed command's error as an error reply for the caller, or an outage. */
 function classify(error: unknown): { error: string } {
   const message = error instanceof Error ? error.message : String(error);
   if (error instanceof ReplyError && !OUTAGE_REPLY.test(message)) return { error: message };
+  // A cluster client refuses a multi-key command across slots itself (a plain Error): a wrong command, not an outage.
+  if (CROSS_SLOT.test(message)) return { error: message };
   throw new RedisUnavailableError(message);
 }
 
@@ -66,8 +79,13 @@ export function stripUnknownScriptFlags(script: string): string {
 
 /** Options for {@link createTcpRequester}. */
 export interface TcpRequesterOptions {
-  /** redis:// or rediss:// URL. */
+  /** redis:// or rediss:// URL (with `clusterNodes`, only its user, password and TLS are used). */
   url: string;
+  /**
+   * Seed nodes of a Redis Cluster (`REDIS_CLUSTER_NODES`, lib/env.ts). When given, the
+   * requester speaks to the cluster; the client discovers the other nodes from these.
+   */
+  clusterNodes?: { host: string; port: number }[];
   /** Connection name shown in `CLIENT LIST`. */
   connectionName?: string;
   /**
@@ -81,14 +99,20 @@ export interface TcpRequesterOptions {
 
 /** A requester plus a way to close its connection. */
 export interface TcpRequester extends Requester {
-  /** The underlying TCP connection (tests and the rebuild scripts use it for SCAN/FLUSH). */
-  readonly connection: IORedisClient;
+  /** The underlying client: one connection, or the cluster client with `clusterNodes`. */
+  readonly connection: IORedisClient | Cluster;
   close(): Promise<void>;
 }
 
-/** Creates a requester for `new Redis(requester)` over one auto-pipelined TCP connection. */
-export function createTcpRequester(options: TcpRequesterOptions): TcpRequester {
-  const connection = new IORedis(options.url, {
+/** The hash tag a SCAN/KEYS pattern names (braces may be escaped for MATCH), or undefined. */
+export function patternHashTag(pattern: string): string | undefined {
+  const m = /\{([^{}]+)\}/.exec(pattern.replace(/\\([{}])/g, "$1"));
+  return m?.[1];
+}
+
+/** One auto-pipelined TCP connection to one Redis. */
+function singleConnection(options: TcpRequesterOptions): IORedisClient {
+  return new IORedis(options.url, {
     connectionName: options.connectionName ?? "stararena",
     enableAutoPipelining: true,
     // While Redis is away, commands wait in the offline queue for one reconnection attempt
@@ -100,15 +124,55 @@ export function createTcpRequester(options: TcpRequesterOptions): TcpRequester {
     retryStrategy: (attempt) => Math.min(100 * attempt, 1_000),
     lazyConnect: false,
   });
+}
+
+/** A cluster client: credentials and TLS from `url`, the same time bounds as one connection. */
+function clusterConnection(options: TcpRequesterOptions, nodes: ClusterNode[]): Cluster {
+  const u = new URL(options.url);
+  return new Cluster(nodes, {
+    enableAutoPipelining: true,
+    scaleReads: "master",
+    // Cluster changes (a failover, a resharding) are followed by refreshing the slot map;
+    // until a replica is promoted, commands for its slots fail and answer 503.
+    clusterRetryStrategy: (attempt) => Math.min(100 * attempt, 1_000),
+    retryDelayOnFailover: 100,
+    retryDelayOnClusterDown: 100,
+    retryDelayOnTryAgain: 100,
+    maxRedirections: 16,
+    slotsRefreshTimeout: 2_000,
+    redisOptions: {
+      connectionName: options.connectionName ?? "stararena",
+      username: u.username ? decodeURIComponent(u.username) : undefined,
+      password: u.password ? decodeURIComponent(u.password) : undefined,
+      tls: u.protocol === "rediss:" ? {} : undefined,
+      maxRetriesPerRequest: 1,
+      commandTimeout: options.commandTimeoutMs ?? 2_000,
+      connectTimeout: 2_000,
+    },
+  });
+}
+
+/**
+ * Creates a requester for `new Redis(requester)`: over one auto-pipelined TCP connection, or
+ * over a Redis Cluster when `options.clusterNodes` is given.
+ */
+export function createTcpRequester(options: TcpRequesterOptions): TcpRequester {
+  const cluster = options.clusterNodes && options.clusterNodes.length > 0 ? clusterConnection(options, options.clusterNodes) : undefined;
+  const connection: IORedisClient | Cluster = cluster ?? singleConnection(options);
+  const deadlineMs = options.commandTimeoutMs ?? 2_000;
   connection.on("error", () => {
     // Errors surface on the commands themselves; this keeps ioredis from logging an unhandled 'error' event.
   });
   // Once connected, a command sent while the connection is down fails at once (→ 503) instead
   // of waiting in the offline queue for reconnection attempts: a fast answer beats a hung one,
   // and callers retry. (Before the first connection, commands wait for it, so start-up is smooth.)
-  connection.once("ready", () => {
-    connection.options.enableOfflineQueue = false;
-  });
+  // A cluster client keeps its queue: it parks commands there while it refreshes the slot map
+  // after a failover, and the deadline below bounds the wait.
+  if (!cluster) {
+    connection.once("ready", () => {
+      connection.options.enableOfflineQueue = false;
+    });
+  }
   /** original script SHA-1 → SHA-1 of the script Redis actually has cached. */
   const shaAlias = new Map<string, string>();
 
@@ -133,10 +197,40 @@ export function createTcpRequester(options: TcpRequesterOptions): TcpRequester {
     return command;
   }
 
+  /**
+   * The client that must run a keyless command: in a cluster, SCAN and KEYS go to the primary
+   * owning the hash tag their pattern names.
+   * @returns the client, or an error reply for a pattern that names no hash tag.
+   */
+  async function target(name: string, args: Arg[]): Promise<{ client: IORedisClient | Cluster } | { error: string }> {
+    if (!cluster || (name !== "scan" && name !== "keys")) return { client: connection };
+    // The slot map is known once the client is ready (a first command may come before).
+    if (cluster.status !== "ready") await bounded(new Promise((resolve) => cluster.once("ready", resolve)));
+    const pattern = name === "keys" ? String(args[0] ?? "") : String(args[args.findIndex((a) => String(a).toLowerCase() === "match") + 1] ?? "");
+    const tag = patternHashTag(pattern);
+    if (!tag) return { error: `${name.toUpperCase()} over a Redis Cluster needs a hash tag in its pattern (one event's keys): ${pattern.slice(0, 80)}` };
+    const owner = cluster.slots[calculateSlot(`{${tag}}`)]?.[0];
+    const node = cluster.nodes("master").find((n) => `${n.options.host}:${n.options.port}` === owner);
+    if (!node) throw new RedisUnavailableError(`no primary known for the slot of {${tag}}`);
+    return { client: node };
+  }
+
+  /** `work`, or RedisUnavailableError once the deadline passes (a cluster mid-failover can park a command). */
+  function bounded<T>(work: Promise<T>): Promise<T> {
+    if (!cluster) return work;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new RedisUnavailableError(`no answer from the Redis Cluster within ${deadlineMs} ms`)), deadlineMs);
+    });
+    return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+  }
+
   async function one(command: Arg[]): Promise<UpstashResponse<unknown>> {
     const [name, ...args] = rewrite(command);
     try {
-      const result = await connection.call(String(name), ...args.map(String));
+      const to = await target(String(name).toLowerCase(), args);
+      if ("error" in to) return to;
+      const result = await bounded(to.client.call(String(name), ...args.map(String)));
       // The REST API answers a nil reply with `result: null`; a script-load answers the
       // SHA of the script as given, so report the original's SHA for rewritten scripts.
       if (String(name).toLowerCase() === "script" && String(args[0]).toLowerCase() === "load" && typeof command[2] === "string") {
@@ -149,6 +243,9 @@ export function createTcpRequester(options: TcpRequesterOptions): TcpRequester {
   }
 
   async function batch(commands: Arg[][], transactional: boolean): Promise<UpstashResponse<unknown>[]> {
+    // A cluster pipeline may span slots: each command goes to its own slot's primary (the
+    // client pipelines per node). A transaction must stay in one slot, as Redis requires.
+    if (cluster && !transactional) return Promise.all(commands.map(one));
     const chain = transactional ? connection.multi() : connection.pipeline();
     for (const command of commands) {
       const [name, ...args] = rewrite(command);
@@ -156,7 +253,7 @@ export function createTcpRequester(options: TcpRequesterOptions): TcpRequester {
     }
     let replies: [Error | null, unknown][];
     try {
-      replies = (await chain.exec()) ?? [];
+      replies = (await bounded(chain.exec())) ?? [];
     } catch (error) {
       return [classify(error)];
     }

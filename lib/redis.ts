@@ -1,7 +1,8 @@
 /**
  * The app's Redis: always an `@upstash/redis` client (docs/design.md, "Redis").
  * - With UPSTASH_REDIS_REST_URL + UPSTASH_REDIS_REST_TOKEN it speaks Upstash REST.
- * - Otherwise it speaks TCP to REDIS_URL through the custom requester in ./redis-tcp.
+ * - Otherwise it speaks TCP through the custom requester in ./redis-tcp: to REDIS_URL, or to
+ *   the Redis Cluster whose seed nodes REDIS_CLUSTER_NODES lists.
  *
  * Keys and scripts: ./redis-core.ts (every key of one event shares the event's hash tag).
  */
@@ -19,10 +20,16 @@ export function redisTransport(): "rest" | "tcp" {
   return e.UPSTASH_REDIS_REST_URL && e.UPSTASH_REDIS_REST_TOKEN ? "rest" : "tcp";
 }
 
+/** What the process's Redis client is built from: a new value means a new client (tests change it). */
+export function redisConfigKey(): string {
+  const e = env();
+  return `${e.UPSTASH_REDIS_REST_URL ?? ""}|${e.REDIS_URL}|${(e.REDIS_CLUSTER_NODES ?? []).map((n) => `${n.host}:${n.port}`).join(",")}`;
+}
+
 /** The process-wide Redis client (one connection or REST client, survives hot reload). */
 export function redis(): Redis {
   const e = env();
-  const key = `${e.UPSTASH_REDIS_REST_URL ?? ""}|${e.REDIS_URL}`;
+  const key = redisConfigKey();
   const cached = globalForRedis.__stararenaRedis;
   if (cached && cached.key === key) return cached.redis;
   let created: Cache;
@@ -32,7 +39,7 @@ export function redis(): Redis {
       redis: new Redis({ url: e.UPSTASH_REDIS_REST_URL!, token: e.UPSTASH_REDIS_REST_TOKEN!, enableTelemetry: false }),
     };
   } else {
-    const tcp = createTcpRequester({ url: e.REDIS_URL, commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS });
+    const tcp = createTcpRequester({ url: e.REDIS_URL, clusterNodes: e.REDIS_CLUSTER_NODES, commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS });
     created = { key, tcp, redis: new Redis(tcp) };
   }
   globalForRedis.__stararenaRedis = created;
@@ -47,7 +54,7 @@ export async function closeRedis(): Promise<void> {
 }
 
 /** Key builders and the Lua binding live in ./redis-core.ts (runtime-neutral); re-exported for the app's Node code. */
-export { eventKey, globalKey, InvalidKeyPartError, type LuaScript } from "@/lib/redis-core";
+export { eventKey, globalKey, hashTagged, InvalidKeyPartError, type LuaScript } from "@/lib/redis-core";
 
 /** The cached script object for `source` on the process's client (lib/redis-core.ts `scriptOn`). */
 export function luaScript<T>(source: string): LuaScript<T> {

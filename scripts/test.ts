@@ -1,6 +1,7 @@
 /**
  * `npm test`: the whole gate, in order — lint, the layering check, typecheck, Vitest (unit + integration
- * against the real Postgres and Redis, isolated per run), `next build`, Playwright e2e
+ * against the real Postgres and Redis, isolated per run), the named integration suites again on a
+ * local Redis Cluster and through PgBouncer (scripts/test-distributed.ts), `next build`, Playwright e2e
  * in Debian's Chromium against that build, then the small on-sale simulation on the same
  * build (500 seats, 5,000 fans over HTTP; fails on any invariant violation or an unfair
  * queue; report in test-results/onsale-small.json and .html), and a smaller one during which
@@ -18,6 +19,8 @@ const steps: Step[] = [
   { name: "layering (dependency-cruiser)", cmd: "npx", args: ["depcruise", "app", "components", "lib", "inngest", "scripts", "db", "--config", ".dependency-cruiser.cjs"] },
   { name: "typecheck", cmd: "npm", args: ["run", "typecheck", "--silent"] },
   { name: "unit + integration (vitest)", cmd: "npx", args: ["vitest", "run", "--reporter=default", "--reporter=json", "--outputFile.json=test-results/vitest.json"] },
+  // The named suites again on a local 3-primary Redis Cluster and through PgBouncer in transaction mode, then a primary killed mid-sale.
+  { name: "unit + integration on the distributed tiers (Redis Cluster, PgBouncer)", cmd: "npx", args: ["tsx", "scripts/test-distributed.ts"] },
   // Tests build into their own folder so a running `npm start` keeps serving its .next.
   { name: "build (next build)", cmd: "npx", args: ["next", "build"], env: { NODE_ENV: "production", NEXT_DIST_DIR: ".next-test" } },
   { name: "e2e (playwright, chromium)", cmd: "npx", args: ["playwright", "test"], env: { NEXT_DIST_DIR: ".next-test" } },
@@ -46,11 +49,13 @@ let failed = 0;
 const failedSteps: string[] = [];
 const started = Date.now();
 
-function countVitest() {
-  if (!existsSync("test-results/vitest.json")) return;
-  const r = JSON.parse(readFileSync("test-results/vitest.json", "utf8")) as { numPassedTests: number; numFailedTests: number };
-  passed += r.numPassedTests;
-  failed += r.numFailedTests;
+function countVitest(files: string[]) {
+  for (const file of files) {
+    if (!existsSync(file)) continue;
+    const r = JSON.parse(readFileSync(file, "utf8")) as { numPassedTests: number; numFailedTests: number };
+    passed += r.numPassedTests;
+    failed += r.numFailedTests;
+  }
 }
 
 function countPlaywright() {
@@ -60,7 +65,7 @@ function countPlaywright() {
   failed += r.stats.unexpected;
 }
 
-rmSync("test-results/vitest.json", { force: true });
+for (const f of ["vitest.json", "vitest-distributed.json", "vitest-failover.json"]) rmSync(`test-results/${f}`, { force: true });
 rmSync("test-results/playwright.json", { force: true });
 for (const [i, step] of steps.entries()) {
   if ((step.name.startsWith("e2e") || step.name.startsWith("on-sale")) && failedSteps.some((s) => s.startsWith("build"))) {
@@ -73,7 +78,8 @@ for (const [i, step] of steps.entries()) {
   const ok = r.status === 0;
   console.log(`■ ${step.name}: ${ok ? "ok" : "FAILED"} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
   const failedBefore = failed;
-  if (step.name.startsWith("unit")) countVitest();
+  if (step.name === "unit + integration (vitest)") countVitest(["test-results/vitest.json"]);
+  if (step.name.startsWith("unit + integration on the distributed")) countVitest(["test-results/vitest-distributed.json", "test-results/vitest-failover.json"]);
   if (step.name.startsWith("e2e")) countPlaywright();
   if (step.name.startsWith("on-sale") && ok) passed += 1; // one test: the simulation's verdict
   if (!ok) {

@@ -9,6 +9,7 @@ import { db } from "@/lib/db";
 import { appOrigins, env } from "@/lib/env";
 import { createDoor, type Door } from "@/lib/door/handler";
 import { AppError, toErrorResponse } from "@/lib/errors";
+import { redisConfigKey } from "@/lib/redis";
 import { appRoomStore } from "@/lib/waiting-room/queue";
 
 const KEY = Symbol.for("stararena.door");
@@ -17,7 +18,7 @@ type Holder = { [KEY]?: { key: string; door: Door } };
 /** The process's door (built once per configuration). */
 export function appDoor(): Door {
   const e = env();
-  const key = `${e.BETTER_AUTH_SECRET}|${e.APP_URL}|${e.REDIS_URL}|${e.UPSTASH_REDIS_REST_URL ?? ""}`;
+  const key = `${e.BETTER_AUTH_SECRET}|${e.APP_URL}|${redisConfigKey()}`;
   const g = globalThis as Holder;
   if (g[KEY]?.key !== key) {
     g[KEY] = {

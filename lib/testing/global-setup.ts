@@ -1,6 +1,8 @@
 /**
  * Vitest global setup: one isolated Postgres database and one Redis key prefix per run,
  * so test runs never see each other's (or the app's) data. Both are removed afterwards.
+ * TEST_POOLER_ADDRESS (`host:port`) sends the tests' queries through a pooler, and
+ * REDIS_CLUSTER_NODES their Redis to a cluster (scripts/test-distributed.ts sets both).
  */
 import type { TestProject } from "vitest/node";
 import { deleteKeys } from "@/lib/redis-keys";
@@ -23,7 +25,11 @@ export default async function setup(project: TestProject) {
 
   await ensureDatabase(databaseUrl);
   await runMigrations(databaseUrl);
-  project.provide("databaseUrl", databaseUrl);
+  // Through a pooler (scripts/test-distributed.ts): the database is made and dropped directly,
+  // the tests' queries go through the pooler's address.
+  const viaPooler = process.env.TEST_POOLER_ADDRESS ? new URL(databaseUrl) : undefined;
+  if (viaPooler) viaPooler.host = process.env.TEST_POOLER_ADDRESS!;
+  project.provide("databaseUrl", viaPooler?.toString() ?? databaseUrl);
   project.provide("redisKeyPrefix", redisKeyPrefix);
 
   return async () => {

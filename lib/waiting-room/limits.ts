@@ -6,7 +6,7 @@
  */
 import { Ratelimit } from "@upstash/ratelimit";
 import { RateLimitedError } from "@/lib/errors";
-import { globalKey, redis } from "@/lib/redis";
+import { globalKey, hashTagged, redis } from "@/lib/redis";
 
 type Limiter = { limit: (id: string) => Promise<{ success: boolean; reset: number }> };
 let cached: Record<"hold", Limiter> | undefined;
@@ -24,6 +24,7 @@ function limiters() {
  * @throws {RateLimitedError} when over the limit.
  */
 export async function enforceLimit(kind: "hold", id: string, now = Date.now()): Promise<void> {
-  const r = await limiters()[kind].limit(id);
+  // The sliding window reads two keys (this window and the last): the tag keeps them in one slot.
+  const r = await limiters()[kind].limit(hashTagged(id));
   if (!r.success) throw new RateLimitedError(Math.max(1, Math.ceil((r.reset - now) / 1000)));
 }
