@@ -216,7 +216,7 @@ export const PROBE_APPLICATION_NAME = "stararena-health-probe";
  * queries into 503s. On this connection a probe's wait is Postgres's alone.
  */
 export function probeSql(): Sql {
-  const { DATABASE_URL, DATABASE_CONNECT_TIMEOUT_SECONDS } = env();
+  const { DATABASE_URL, DATABASE_CONNECT_TIMEOUT_SECONDS, DATABASE_POOLER } = env();
   const cached = globalForDb.__stararenaProbe;
   if (cached?.url === DATABASE_URL) return cached.sql;
   if (cached) void cached.sql.end({ timeout: 1 }).catch(() => {});
@@ -225,6 +225,9 @@ export function probeSql(): Sql {
     idle_timeout: 30,
     connect_timeout: DATABASE_CONNECT_TIMEOUT_SECONDS,
     backoff: () => 0.2,
+    // As the pool: behind a transaction-mode pooler a named statement would fail every probe,
+    // and the process would call Postgres down and cut every query to the outage deadline.
+    prepare: DATABASE_POOLER !== "transaction",
     onnotice: () => {},
     connection: { application_name: PROBE_APPLICATION_NAME },
   });

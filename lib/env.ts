@@ -136,6 +136,11 @@ const schema = z
     BETTER_AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
     DEMO_ONSALE_DELAY_MINUTES: z.coerce.number().min(0).max(60 * 24 * 30).default(5),
     PAYMENT_PROVIDER: z.enum(["sandbox", "stripe"], { error: 'must be "stripe" or "sandbox"' }).optional(),
+    /**
+     * Checkouts a second StarArena may open at the PSP, across all instances (lib/payments/psp-budget.ts):
+     * default 50 with Stripe (its live limit is 100 operations/s), unlimited with the sandbox; 0 = unlimited.
+     */
+    PSP_CHECKOUTS_PER_SECOND: z.coerce.number().int("must be a whole number").min(0).max(100_000).optional(),
     STRIPE_SECRET_KEY: z.string().startsWith("sk_", "must be a Stripe secret key (sk_…)").optional(),
     STRIPE_WEBHOOK_SECRET: z.string().startsWith("whsec_", "must be a Stripe webhook signing secret (whsec_…)").optional(),
     SANDBOX_PSP_WEBHOOK_SECRET: z.string().min(32, "must be at least 32 characters").optional(),

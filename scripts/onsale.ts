@@ -45,6 +45,7 @@ const USAGE = `npm run onsale -- [flags]
   --inject KIND       break a rule on purpose after the sale (ticket-without-payment | redis-mismatch | psp-capture-without-tickets): the run must fail
   --json FILE         write the report (and FILE.html, the chart)
   --url URL           drive an already running StarArena instead of starting one (its env must match)
+  --real-cdn          a caching proxy is in front of --url (npm run stack's nginx): status reads go to it, no simulated CDN
   --port N (3300) --instances N (2) --build auto|always|never --keep (keep the database)
   --door-connections N sockets to the standalone door (64; the --connections are then all the shop's)
   --door-p99-ms N      the bound on the door's server-side join p99 (100): over it, the run fails
@@ -111,6 +112,7 @@ const cfg = {
   doorP99Ms: num("door-p99-ms", 100),
   doorConnections: num("door-connections", 64),
   noDoor: has("no-door"),
+  realCdn: has("real-cdn"),
 };
 const log = (s: string) => console.log(`[onsale ${new Date().toISOString().slice(11, 19)}] ${s}`);
 /**
@@ -211,6 +213,7 @@ crowd.on("exit", (code) => {
 });
 
 const client = new SimClient(baseUrls, cfg.connections, cfg.doorShare, doorUrl, cfg.doorConnections);
+client.realCdn = cfg.realCdn;
 client.onDependencyDown = (down) => crowdSend({ type: "dependency-down", down });
 const ipOf = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
 // Admitted fans arrive from the crowd with their session cookies and what the app set in their browser.
@@ -237,7 +240,7 @@ crowd.on("message", (m: CrowdEvent) => {
   for (let k = crowdWaiters.length - 1; k >= 0; k--) if (crowdWaiters[k]!.type === m.type) crowdWaiters.splice(k, 1)[0]!.resolve(m);
 });
 const created = crowdNext("created");
-crowdSend({ type: "create", setup: { fans: cfg.fans, probeFan: cfg.outage, runTag, baseUrls, doorUrl, connections: cfg.connections, doorShare: cfg.doorShare, doorConnections: cfg.doorConnections, edges: cfg.edges, pollSeconds: cfg.pollSeconds } });
+crowdSend({ type: "create", setup: { fans: cfg.fans, probeFan: cfg.outage, runTag, baseUrls, doorUrl, connections: cfg.connections, doorShare: cfg.doorShare, doorConnections: cfg.doorConnections, edges: cfg.edges, pollSeconds: cfg.pollSeconds, realCdn: cfg.realCdn } });
 const createdFans = await created;
 log(`session cookies accepted: /api/auth/get-session → ${createdFans.firstFanId}`);
 // With --outage, one more fan, created by the crowd beside the others: the probe fan, who never queues.
@@ -455,8 +458,19 @@ const holdLatency = {
   serverHoldPath: endpointStats.hold?.serverParts.hold ?? null,
   fan: endpointStats.hold ? { p50: endpointStats.hold.p50, p95: endpointStats.hold.p95, p99: endpointStats.hold.p99 } : null,
 };
+// Status reads that reached the origin, as the door and the app counted them (lib/door/origin-reads.ts), not modelled.
+const { originStatusReads } = await import("@/lib/door/origin-reads");
+const { redis } = await import("@/lib/redis");
+const originSeconds = await originStatusReads(redis(), eventId).catch(() => [] as [number, number][]);
+const inSale = originSeconds.filter(([sec]) => sec * 1000 >= onSaleAt && sec * 1000 < saleEndedAt);
+const originStatus = {
+  reads: originSeconds.reduce((n, [, r]) => n + r, 0),
+  perSecondDuringSale: Math.round((inSale.reduce((n, [, r]) => n + r, 0) / Math.max(1, saleSeconds)) * 10) / 10,
+  peakPerSecond: originSeconds.reduce((m, [, r]) => Math.max(m, r), 0),
+};
 const report = {
   ok,
+  originStatus,
   holdLatency,
   event: eventId,
   seats: capacity,
@@ -513,6 +527,10 @@ console.log(
   `fairness: pre-queue ${fairness.preQueueFans} fans, permutation ${fairness.preQueuePermutation}, rho ${fairness.preQueueRho.toFixed(4)} (|rho| ≤ ${fairness.preQueueRhoBound.toFixed(4)}); later ${fairness.laterFans} fans, FIFO violations ${fairness.fifoViolations}, rho ${fairness.laterRho.toFixed(4)}`,
 );
 console.log(`throughput: ${JSON.stringify(report.throughput)}`);
+console.log(
+  `status reads: fans ${report.throughput.statusReadsByFansPerSecond}/s during the sale, ${report.throughput.cdnHits} answered by the ${cfg.realCdn ? "cache in front (X-Cache-Status)" : "simulated CDN"}; ` +
+    `at the origin, as the app counted them: ${originStatus.perSecondDuringSale}/s during the sale (peak ${originStatus.peakPerSecond} in one second, ${originStatus.reads} in all)`,
+);
 console.log(
   `hold p99: ${fmtMs(holdLatency.fan?.p99)} as fans saw it, ${fmtMs(holdLatency.server?.p99)} server-side for the whole request (Server-Timing), of which the hold path ${fmtMs(holdLatency.serverHoldPath?.p99)} — ${fmtMs(holdLatency.dashboard.p99)} on the organizer's dashboard (${holdLatency.dashboard.attempts} attempts); targets < 800 ms fan-observed, < 100 ms server-side`,
 );

@@ -27,6 +27,8 @@ export const DISTRIBUTED_SUITES = [
   "lib/reconciliation/money-cases.test.ts", // the money cases end to end
   "lib/jobs/jobs.test.ts", // sweeps
   "lib/jobs/lease.test.ts", // the worker's lease through the pooler
+  "lib/health.test.ts", // the health probe through the pooler (a prepared statement there made every process call Postgres down)
+  "lib/db.test.ts", // pipelined queries in a transaction, pool replacement
 ];
 
 /** Run alone, after the others: it kills a primary, which would fail suites running beside it. */

@@ -17,7 +17,8 @@
  *    proves it is still waiting is answered from the ticket and the public status: no Redis write;
  *  - the public status is computed at most once per {@link STATUS_MEMO_MS} per event in this
  *    process (it is cacheable for a second by any CDN anyway), limited per address in memory;
- *  - `Server-Timing` on every answer: total, session, redis (ms).
+ *  - `Server-Timing` on every answer: total, session, redis (ms);
+ *  - public status reads that reach it are counted per event and second (./origin-reads.ts).
  */
 import type { SessionUser } from "@/lib/auth/user";
 import { cookieValue, userFromCookieCache } from "@/lib/auth/cookie-cache";
@@ -26,6 +27,7 @@ import { AppError, asAppError, RateLimitedError, RedisUnavailableError, toErrorR
 import { localeOfRequest } from "@/lib/i18n/config";
 import { PRIVATE_NO_STORE, publicCache } from "@/lib/http/cache";
 import { crossOriginRefusal } from "@/lib/http/origin";
+import { OriginReadCounter } from "@/lib/door/origin-reads";
 import { WindowCounter } from "@/lib/door/window-counter";
 import { eventIdSchema } from "@/lib/ids";
 import { DOOR_PATH } from "@/lib/waiting-room/paths";
@@ -93,6 +95,7 @@ export function createDoor(opts: DoorOptions): Door {
   const now = opts.now ?? Date.now;
   const statusLimit = new WindowCounter(DOOR_LIMITS.status.max, DOOR_LIMITS.status.windowMs, now);
   const memo = new Map<string, { at: number; status: Promise<PublicQueueStatus> }>();
+  const originReads = new OriginReadCounter(opts.store.redis, now);
 
   /** The event's public status, computed at most once per STATUS_MEMO_MS (concurrent callers share the call). */
   function publicStatus(eventId: string, t: Timing): Promise<PublicQueueStatus> {
@@ -162,6 +165,7 @@ export function createDoor(opts: DoorOptions): Door {
         const wait = statusLimit.hit(ip);
         if (wait > 0) throw new RateLimitedError(Math.max(1, Math.ceil(wait / 1000)));
         const status = await publicStatus(eventId, t);
+        originReads.note(eventId);
         return Response.json(status, { headers: { "Cache-Control": publicCache(1, 2), "Server-Timing": t.header() } });
       }
       if (method === "POST") {

@@ -10,6 +10,7 @@ import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import type { PaymentProvider } from "@/lib/payments/provider";
+import { takeCheckoutBudget } from "@/lib/payments/psp-budget";
 
 /** A fan-readable refusal to start a checkout: 404 `no_such_order`, 409 `not_payable` / `hold_expired`. */
 const refused = (kind: "not_found" | "conflict", code: string, message: string) => new AppError(kind, code, message);
@@ -18,7 +19,8 @@ const refused = (kind: "not_found" | "conflict", code: string, message: string) 
  * Starts (or resumes) the checkout of an order.
  * @returns the PSP's hosted payment page URL.
  * @throws {AppError} `no_such_order` for another fan's order (404, so order ids are not confirmed to strangers),
- *   `not_payable` for an order that is no longer payable (409), `hold_expired` (409); {PaymentProviderError} from the PSP.
+ *   `not_payable` for an order that is no longer payable (409), `hold_expired` (409); {PspBusyError} (429) past the
+ *   PSP's request budget (lib/payments/psp-budget.ts); {PaymentProviderError} from the PSP.
  */
 export async function startCheckout(db: Db, provider: PaymentProvider, input: { orderId: string; fanId: string; now?: Date }): Promise<{ url: string }> {
   const now = input.now ?? new Date();
@@ -47,6 +49,8 @@ export async function startCheckout(db: Db, provider: PaymentProvider, input: { 
   // while the PSP answers: the idempotency key names the order's attempt, so concurrent
   // clicks ask the PSP for the same session.
   const open = existing.findLast((p) => p.provider === provider.name && (p.status === "created" || p.status === "pending"));
+  // Every create (a reused session's too: it is still a request) counts against the PSP's rate limit.
+  await takeCheckoutBudget(provider.name);
   const session = await provider.createCheckoutSession({
     orderId: order.id,
     amountMinor: order.totalMinor,

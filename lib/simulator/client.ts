@@ -135,8 +135,13 @@ export class SimClient {
   readonly errors = new Map<string, number>();
   /** Origin requests completed (for req/s). */
   requests = 0;
-  /** Fan-side reads answered by the simulated CDN. */
+  /** Fan-side reads answered by the simulated CDN (or, with {@link SimClient.realCdn}, by the real cache in front). */
   cdnHits = 0;
+  /**
+   * A real caching proxy is in front of the base URL (`npm run stack`'s nginx): public reads go
+   * to it as they are, and a hit is what its `X-Cache-Status` says (HIT, STALE, UPDATING).
+   */
+  realCdn = false;
   private readonly edge = new Map<string, { until: number; res: SimResponse; pending?: Promise<SimResponse> }>();
   private readonly bases: URL[];
   /** The standalone door, when the run has one: the waiting room's paths go there, as a reverse proxy would route them. */
@@ -273,6 +278,12 @@ export class SimClient {
    * returned without a request; concurrent misses share one origin request.
    */
   async cachedGet<T = unknown>(path: string, edge: number, endpoint: string, headers?: Record<string, string>): Promise<SimResponse<T>> {
+    if (this.realCdn) {
+      const res = await this.request<T>(path, { endpoint: `${endpoint} (through the cache)`, headers, lane: "edge", instance: edge });
+      const cached = /^(HIT|STALE|UPDATING|REVALIDATED)$/i.test(String(res.headers["x-cache-status"] ?? ""));
+      if (cached) this.cdnHits++;
+      return { ...res, cached };
+    }
     const key = `${edge}:${path}`;
     const now = Date.now();
     const hit = this.edge.get(key);

@@ -21,6 +21,8 @@ export interface CrowdSetup {
   connections: number;
   doorShare: number;
   doorConnections: number;
+  /** A real caching proxy answers status reads (SimClient.realCdn). */
+  realCdn?: boolean;
   edges: number;
   pollSeconds: number;
 }

@@ -64,6 +64,7 @@ function progress() {
 async function create(s: Setup): Promise<void> {
   setup = s;
   client = new SimClient(s.baseUrls, s.connections, s.doorShare, s.doorUrl, s.doorConnections);
+  client.realCdn = Boolean(s.realCdn);
   log(`creating ${s.fans.toLocaleString("en")} fans with sessions…`);
   // The cookie cache is signed for the run's length (a browser's is refreshed by every page
   // load, which the crowd does not model), so the door reads sessions from the cookie, as it
