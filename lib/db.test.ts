@@ -54,3 +54,25 @@ describe("pipelined queries on a transaction", () => {
     expect(seen).toBe("");
   });
 });
+
+describe("a Postgres already known to be in trouble", () => {
+  it("a query past the short troubled deadline is answered as an outage but does not renew the trouble", async () => {
+    const { noteDependencyFailure, troubledDependency, TROUBLED_FOR_MS } = await import("@/lib/dependency-state");
+    const { TROUBLED_QUERY_TIMEOUT_MS } = await import("@/lib/db");
+    const { postgresUnavailable } = await import("@/lib/errors");
+    // Trouble noted long enough ago that it ends 1 s from now, before the 1.5-s deadline passes.
+    const noted = Date.now() - (TROUBLED_FOR_MS - 1_000);
+    noteDependencyFailure("postgres", noted);
+    expect(troubledDependency()).toBe("postgres");
+    const error = await rawSql()`select pg_sleep(2)`.then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ code: "QUERY_TIMEOUT", knownTrouble: true, message: `Postgres did not answer within ${TROUBLED_QUERY_TIMEOUT_MS} ms` });
+    expect(postgresUnavailable(error)).toMatchObject({ kind: "unavailable", code: "postgres_unavailable" });
+    // Neither the timeout nor its 503 renewed the trouble: it ended on time. (Renewing it made a
+    // saturated machine's healthy Postgres count as down for minutes: lib/db.ts `noteTimeout`.)
+    expect(Date.now() - noted).toBeGreaterThan(TROUBLED_FOR_MS);
+    expect(troubledDependency()).toBeNull();
+  });
+});

@@ -35,13 +35,33 @@ const globalForDb = globalThis as unknown as { __stararenaDb?: Cache; __stararen
 /** A query's deadline while Postgres is known to be in trouble (ms). */
 export const TROUBLED_QUERY_TIMEOUT_MS = 1_500;
 
-/** The error a query past its deadline fails with (its `code` is counted as an outage: lib/errors.ts). */
-function timedOut(ms: number): Error {
-  return Object.assign(new Error(`Postgres did not answer within ${ms} ms`), { code: "QUERY_TIMEOUT" });
+/**
+ * The error a query past its deadline fails with (its `code` is counted as an outage: lib/errors.ts).
+ * `knownTrouble` marks a timeout under the short deadline of a Postgres already known to be in
+ * trouble: it is answered 503 like any, but it is not news — it does not renew the trouble.
+ */
+function timedOut({ ms, troubled }: Deadline): Error & { code: string; knownTrouble: boolean } {
+  return Object.assign(new Error(`Postgres did not answer within ${ms} ms`), { code: "QUERY_TIMEOUT", knownTrouble: troubled });
 }
 
-function deadlineMs(): number {
-  return troubledDependency() === "postgres" ? TROUBLED_QUERY_TIMEOUT_MS : env().DATABASE_QUERY_TIMEOUT_MS;
+/**
+ * Records a query past its deadline: the pool is replaced on its next use (a stuck connection
+ * must not keep its slot), and Postgres counts as troubled — unless the deadline was already
+ * the troubled one. Renewing the trouble from its own short deadline fed on itself: on a
+ * saturated machine (`npm run stack`, 2 cores) queries took 2–7 s, every one past 1.5 s renewed
+ * the trouble, and a healthy Postgres was called down for minutes. The health probe
+ * (lib/health.ts) and connection errors still renew it while Postgres is really away.
+ */
+function noteTimeout(deadline: Deadline, cache: { stuck: boolean }): void {
+  cache.stuck = true;
+  if (!deadline.troubled) noteDependencyFailure("postgres");
+}
+
+/** A query's deadline (ms), and whether it is the short one of a Postgres known to be in trouble. */
+type Deadline = { ms: number; troubled: boolean };
+function deadline(): Deadline {
+  const troubled = troubledDependency() === "postgres";
+  return { ms: troubled ? TROUBLED_QUERY_TIMEOUT_MS : env().DATABASE_QUERY_TIMEOUT_MS, troubled };
 }
 
 type Thenable = PromiseLike<unknown> & Record<string | symbol, unknown>;
@@ -55,17 +75,16 @@ function boundQuery<Q extends Thenable>(query: Q, cache: { stuck: boolean }): Q 
     get(target, prop, receiver) {
       if (prop === "then") {
         return (onFulfilled?: (v: unknown) => unknown, onRejected?: (e: unknown) => unknown) => {
-          const ms = deadlineMs();
+          const d = deadline();
           let timer: NodeJS.Timeout | undefined;
-          const deadline = new Promise((_, reject) => {
+          const expiry = new Promise((_, reject) => {
             timer = setTimeout(() => {
-              cache.stuck = true;
-              noteDependencyFailure("postgres");
-              reject(timedOut(ms));
-            }, ms);
+              noteTimeout(d, cache);
+              reject(timedOut(d));
+            }, d.ms);
           });
           const started = performance.now();
-          return Promise.race([Promise.resolve(target), deadline])
+          return Promise.race([Promise.resolve(target), expiry])
             .finally(() => {
               clearTimeout(timer);
               noteTiming("postgres", performance.now() - started);
@@ -103,27 +122,26 @@ function bounded(client: Sql, cache: { stuck: boolean }): Sql {
           const body = args.pop() as (tx: Sql) => unknown;
           let started = false;
           let gaveUp = false;
-          const ms = deadlineMs();
+          const d = deadline();
           let timer: NodeJS.Timeout | undefined;
-          const deadline = new Promise((_, reject) => {
+          const expiry = new Promise((_, reject) => {
             timer = setTimeout(() => {
               if (started) return;
               gaveUp = true;
-              cache.stuck = true;
-              noteDependencyFailure("postgres");
-              reject(timedOut(ms));
-            }, ms);
+              noteTimeout(d, cache);
+              reject(timedOut(d));
+            }, d.ms);
           });
           const run = (value as (...a: unknown[]) => Promise<unknown>).apply(target, [
             ...args,
             (tx: Sql) => {
-              if (gaveUp) throw timedOut(ms);
+              if (gaveUp) throw timedOut(d);
               started = true;
               clearTimeout(timer);
               return body(bounded(tx, cache));
             },
           ]);
-          return Promise.race([run, deadline]).finally(() => clearTimeout(timer));
+          return Promise.race([run, expiry]).finally(() => clearTimeout(timer));
         };
       }
       return value;

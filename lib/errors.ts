@@ -178,9 +178,20 @@ export function dependencyOf(error: unknown): "postgres" | "redis" | null {
   return null;
 }
 
+/** True when `error` (or a cause of it) is a query timeout under the troubled deadline (lib/db.ts `timedOut`). */
+function knownTrouble(error: unknown): boolean {
+  let e = error as { knownTrouble?: unknown; cause?: unknown } | null | undefined;
+  for (let depth = 0; e && typeof e === "object" && depth < 8; depth++) {
+    if (e.knownTrouble === true) return true;
+    e = e.cause as typeof e;
+  }
+  return false;
+}
+
 /** The answer to a Postgres outage: 503 with `Retry-After`, in words a person understands. */
 export function postgresUnavailable(cause: unknown): AppError {
-  noteDependencyFailure("postgres");
+  // A timeout under the short deadline of a Postgres already known to be in trouble is not news (lib/db.ts).
+  if (!knownTrouble(cause)) noteDependencyFailure("postgres");
   return new AppError("unavailable", "postgres_unavailable", "We're having trouble reaching our database right now. Nothing was lost: please try again in a few seconds.", {
     retryAfter: OUTAGE_RETRY_AFTER_SECONDS,
     detail: cause instanceof Error ? cause.message : String(cause),

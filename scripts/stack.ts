@@ -19,7 +19,7 @@
  * Without --sim it serves the seeded demo at http://127.0.0.1:3400 until Ctrl-C.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { loadProjectEnv } from "./load-env";
@@ -51,66 +51,35 @@ const PORTS = { nginx: 3400, apps: [3401, 3402, 3403], door: 3409, pgbouncer: 64
 const APP_URL = `http://127.0.0.1:${PORTS.nginx}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The committed proxy configuration (deploy/nginx/), shared with docker-compose.yml's `onsale` profile. */
+const NGINX_DIR = path.resolve("deploy/nginx");
+
 /**
- * nginx's configuration: one worker, the cache for the two public reads keyed by path only
- * (they are the same for every fan; the app marks them `public, s-maxage=1`), one upstream
- * request per key at a time (`proxy_cache_lock`), stale copies served while one refreshes.
- * Writes, cookies' answers (`Set-Cookie`) and `private` answers are never stored.
+ * nginx's whole configuration for this machine: the main and events blocks, temp folders in
+ * `dir`, and deploy/nginx/onsale.conf.template with its placeholders filled.
  */
 export function nginxConfig(dir: string, ports = PORTS): string {
-  const cached = `
-      proxy_cache public_reads;
-      proxy_cache_key $uri;
-      proxy_cache_lock on;
-      proxy_cache_lock_timeout 2s;
-      proxy_cache_use_stale updating error timeout http_503;
-      proxy_cache_background_update on;
-      add_header X-Cache-Status $upstream_cache_status always;`;
+  const values: Record<string, string> = {
+    NGINX_CACHE_DIR: `${dir}/cache`,
+    NGINX_SNIPPETS: NGINX_DIR,
+    APP_1: `127.0.0.1:${ports.apps[0]}`,
+    APP_2: `127.0.0.1:${ports.apps[1]}`,
+    APP_3: `127.0.0.1:${ports.apps[2]}`,
+    DOOR: `127.0.0.1:${ports.door}`,
+    LISTEN: `127.0.0.1:${ports.nginx}`,
+  };
+  const site = readFileSync(path.join(NGINX_DIR, "onsale.conf.template"), "utf8").replace(/\$\{([A-Z0-9_]+)\}/g, (m, name: string) => values[name] ?? m);
   return `worker_processes 1;
 pid ${dir}/nginx.pid;
 error_log ${dir}/error.log warn;
 events { worker_connections 8192; }
 http {
-  access_log off;
   client_body_temp_path ${dir}/body;
   proxy_temp_path ${dir}/proxy;
   fastcgi_temp_path ${dir}/fastcgi;
   uwsgi_temp_path ${dir}/uwsgi;
   scgi_temp_path ${dir}/scgi;
-  proxy_cache_path ${dir}/cache levels=1:2 keys_zone=public_reads:10m max_size=64m inactive=10m use_temp_path=off;
-  upstream app {
-${ports.apps.map((p) => `    server 127.0.0.1:${p} max_fails=0;`).join("\n")}
-    keepalive 128;
-    # Below Node's 5-s keep-alive timeout: nginx must never reuse a connection the app is
-    # closing (a POST on it cannot be retried, and the fan would get a 502).
-    keepalive_timeout 4s;
-  }
-  upstream door {
-    server 127.0.0.1:${ports.door} max_fails=0;
-    keepalive 128;
-    keepalive_timeout 4s;
-  }
-  proxy_http_version 1.1;
-  proxy_set_header Connection "";
-  proxy_set_header Host $http_host;
-  # The app trusts two hops (TRUSTED_PROXY_HOPS=2): whatever stands in front as the CDN, and this.
-  proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-  proxy_read_timeout 60s;
-  server {
-    listen 127.0.0.1:${ports.nginx} backlog=4096;
-    location ~ ^/api/events/[^/]+/queue$ {
-      proxy_pass http://door;${cached}
-    }
-    location ~ ^/api/events/[^/]+/queue/me$ {
-      proxy_pass http://door;
-    }
-    location ~ ^/api/events/[^/]+/availability$ {
-      proxy_pass http://app;${cached}
-    }
-    location / {
-      proxy_pass http://app;
-    }
-  }
+${site}
 }
 `;
 }
@@ -160,7 +129,14 @@ if (!flag("sim")) {
   for (const line of seeded.created) log(`  ${line}`);
   await closeDb();
 }
-const bouncer = await startPgBouncer({ port: PORTS.pgbouncer, upstream: `${base.hostname}:${base.port || 5432}`, poolSize: 60, log });
+/**
+ * Client pools sized so that together they fit the pooler's server pool (3 × 12 + 3 + 2 × 4 =
+ * 47, plus each process's one health-probe connection: 53 ≤ 60): a request then never queues inside PgBouncer, where the health probe would wait
+ * too, call Postgres troubled and cut every query to the outage deadline (seen in the first
+ * runs, with pools of 3 × 16 against 60). Two cores run a few transactions at once anyway.
+ */
+const POOL = { app: 12, door: 3, worker: 4, server: 60 };
+const bouncer = await startPgBouncer({ port: PORTS.pgbouncer, upstream: `${base.hostname}:${base.port || 5432}`, poolSize: POOL.server, log });
 const pooled = new URL(directUrl);
 pooled.host = bouncer.address;
 
@@ -184,11 +160,11 @@ const specs: ProcessSpec[] = [
     args: ["-p", String(port), "-H", "127.0.0.1"],
     nodeArgs: ["--max-semi-space-size=64"],
     output: "stderr" as const,
-    env: { ...tierEnv, PORT: String(port), DATABASE_POOL_MAX: "16" },
+    env: { ...tierEnv, PORT: String(port), DATABASE_POOL_MAX: String(POOL.app) },
   })),
-  { name: "door", script: "scripts/door.ts", args: ["-p", String(PORTS.door), "-H", "127.0.0.1"], output: "stderr", env: { ...tierEnv, DATABASE_POOL_MAX: "3" } },
+  { name: "door", script: "scripts/door.ts", args: ["-p", String(PORTS.door), "-H", "127.0.0.1"], output: "stderr", env: { ...tierEnv, DATABASE_POOL_MAX: String(POOL.door) } },
   // Two workers on purpose: the lease lets one sweep; the other stands by and takes over if it dies.
-  ...["worker A", "worker B"].map((name) => ({ name, script: "scripts/worker.ts", output: "stderr" as const, restart: true, env: { ...tierEnv, WORKER_INTERVAL_MS: "2000", RECONCILE_EVERY_MS: "10000", DATABASE_POOL_MAX: "5" } })),
+  ...["worker A", "worker B"].map((name) => ({ name, script: "scripts/worker.ts", output: "stderr" as const, restart: true, env: { ...tierEnv, WORKER_INTERVAL_MS: "2000", RECONCILE_EVERY_MS: "10000", DATABASE_POOL_MAX: String(POOL.worker) } })),
 ];
 const tree = supervise(specs, { log, signals: false });
 const nginx = await startNginx();
@@ -252,7 +228,9 @@ const capacity = num("capacity", 2_000);
 log(`on-sale simulation through nginx: ${fans.toLocaleString("en")} fans, ${capacity.toLocaleString("en")} seats`);
 // Asynchronously: the lease watch above must keep running meanwhile.
 const simStatus = await new Promise<number>((resolve) => {
-  const args = ["tsx", "scripts/onsale.ts", "--url", APP_URL, "--real-cdn", "--fans", String(fans), "--capacity", String(capacity), "--edges", "64", "--pre-seconds", "20", "--burst-seconds", "30", "--budget", "600", "--json", "test-results/stack-onsale.json"];
+  const args = ["tsx", "scripts/onsale.ts", "--url", APP_URL, "--real-cdn", "--fans", String(fans), "--capacity", String(capacity), "--edges", "64", "--pre-seconds", "20", "--burst-seconds", "30", "--budget", "600", "--door-p99-ms", "300", "--json", "test-results/stack-onsale.json"];
+  // The door's bound is npm test's 300 ms, not the reference run's 100: here it shares 2 cores with
+  // 3 app instances, nginx, PgBouncer, Postgres, the simulator (and with --redis-cluster 6 Redis nodes).
   const child = spawn("npx", args, { stdio: "inherit", env: { ...process.env, DATABASE_URL: directUrl, DATABASE_POOL_MAX: "4" } });
   child.once("exit", (code) => resolve(code ?? 1));
 });

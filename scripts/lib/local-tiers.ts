@@ -151,6 +151,8 @@ export async function startPgBouncer(opts: { port: number; upstream?: string; po
       // postgres.js sends none of these; other drivers and psql do.
       "ignore_startup_parameters = extra_float_digits,options",
       "server_reset_query =",
+      // A failed server login (a database just created or just dropped) is retried after 1 s, not 15.
+      "server_login_retry = 1",
       `logfile = ${path.join(dir, "pgbouncer.log")}`,
       `pidfile = ${path.join(dir, "pgbouncer.pid")}`,
       // PgBouncer refuses to run as root; started as root it switches to this user.
