@@ -6,6 +6,7 @@
  * and does not scroll sideways, so a picture of a broken page fails the run.
  */
 import { devices, expect, test, type Browser, type Page } from "@playwright/test";
+import { createQueueShow } from "./db";
 import { enterThroughQueue, expectNoSidewaysScroll, ORGANIZER, signIn, signUp } from "./helpers";
 
 const SHOTS = "test-results/screenshots";
@@ -36,10 +37,13 @@ for (const v of VARIANTS) {
     await shot(page, `${v.name}-home`);
 
     await signUp(page, zh ? "王小明" : "Screen Fan", undefined, zh ? { name: "姓名", email: "邮箱", password: "密码", submit: "注册" } : undefined);
-    // The arena show's waiting room: before its on-sale (the e2e seed opens it 5 minutes after
-    // start) the countdown; on a slow host the suite may reach this later, then the fan's place.
-    await page.goto("/events/nova-lights-world-tour/queue");
-    await expect(page.getByTestId("countdown").or(page.getByTestId("position")).first()).toBeVisible();
+    // A waiting room before its on-sale, on a show of its own whose on-sale is 10 minutes away:
+    // the seeded arena show opens 5 minutes after the e2e server starts, which a slow host's
+    // suite reached after it (the countdown was gone and the spec failed, 2026-12-02).
+    const queueSlug = `screens-queue-${v.name}-${Date.now().toString(36)}`;
+    await createQueueShow({ slug: queueSlug, inSeconds: 600, ratePerMinute: 100, activeCap: 50 });
+    await page.goto(`/events/${queueSlug}/queue`);
+    await expect(page.getByTestId("countdown")).toBeVisible();
     await shot(page, `${v.name}-waiting-room`);
 
     await enterThroughQueue(page, "studio-session", zh ? "重新排队" : undefined);
