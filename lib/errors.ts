@@ -167,24 +167,27 @@ function isOutageSqlState(code: string): boolean {
  * counted as the database's: Redis and PSP calls report their own.
  */
 export function dependencyOf(error: unknown): "postgres" | "redis" | null {
-  let e = error as { code?: unknown; cause?: unknown; name?: unknown } | null | undefined;
-  for (let depth = 0; e && typeof e === "object" && depth < 8; depth++) {
+  for (const e of causeChain(error)) {
     if (e instanceof AppError) return e.code === "redis_unavailable" ? "redis" : e.code === "postgres_unavailable" ? "postgres" : null;
     const code = typeof e.code === "string" ? e.code : "";
     if (CONNECTION_CODES.has(code)) return "postgres";
     if (e.name === "PostgresError" && isOutageSqlState(code)) return "postgres";
-    e = e.cause as typeof e;
   }
   return null;
 }
 
-/** True when `error` (or a cause of it) is a query timeout under the troubled deadline (lib/db.ts `timedOut`). */
-function knownTrouble(error: unknown): boolean {
-  let e = error as { knownTrouble?: unknown; cause?: unknown } | null | undefined;
+/** `error` and its `cause`s, outermost first, at most 8 deep (drizzle and our wrappers nest them). */
+function* causeChain(error: unknown): Generator<{ code?: unknown; cause?: unknown; name?: unknown; knownTrouble?: unknown }> {
+  let e = error as { cause?: unknown } | null | undefined;
   for (let depth = 0; e && typeof e === "object" && depth < 8; depth++) {
-    if (e.knownTrouble === true) return true;
+    yield e;
     e = e.cause as typeof e;
   }
+}
+
+/** True when `error` (or a cause of it) is a query timeout under the troubled deadline (lib/db.ts `timedOut`). */
+function knownTrouble(error: unknown): boolean {
+  for (const e of causeChain(error)) if (e.knownTrouble === true) return true;
   return false;
 }
 
