@@ -5,7 +5,7 @@
  */
 process.env.PSP_CHECKOUTS_PER_SECOND = "5";
 
-import { eq, inArray } from "drizzle-orm";
+import { inArray } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { orders, payments } from "@/db/schema";
 import { closeDb, db } from "@/lib/db";
@@ -50,7 +50,8 @@ describe("the PSP's checkout budget", () => {
     await startOfSecond();
     const second = await Promise.allSettled(refusedIdx.map((i) => startCheckout(db(), sandbox, { orderId: placed[i]!.orderId, fanId: fans[i]! })));
     expect(second.filter((r) => r.status === "fulfilled")).toHaveLength(5);
-    expect(await db().select({ id: payments.id }).from(payments).where(eq(payments.orderId, placed[refusedIdx[0]!]!.orderId))).toHaveLength(1);
+    // 5 + 5 checkouts opened in all, one payment row each; which 5 of the 7 got through the second time is chance.
+    expect(await db().select({ id: payments.id }).from(payments).where(inArray(payments.orderId, ids))).toHaveLength(10);
   });
 
   it("defaults: 50 a second with Stripe (half its 100-operation live limit), none with the sandbox", async () => {
