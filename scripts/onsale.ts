@@ -16,7 +16,8 @@
  * unless --keep), Redis prefix `onsale:`, and starts --instances copies of scripts/serve.ts
  * (ports from --port) plus the local worker (scripts/worker.ts). `--help` lists the flags.
  */
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { cpus, totalmem } from "node:os";
 import { loadProjectEnv } from "./load-env";
 import type { TimelinePoint } from "@/lib/simulator/report";
@@ -552,6 +553,7 @@ for (const o of outageReports) {
 console.log(`fates: ${JSON.stringify(fates)}; counters: ${JSON.stringify(finalCounters)}`);
 console.log(`peak RSS (MiB): ${Object.entries(report.peakRssMiB).map(([k, v]) => `${k} ${v}`).join(", ")}; whole run ${report.totalSeconds} s`);
 if (cfg.json) {
+  mkdirSync(dirname(cfg.json), { recursive: true }); // test-results/ does not exist on a fresh clone
   writeFileSync(cfg.json, JSON.stringify(report, null, 2));
   const html = cfg.json.replace(/\.json$/i, "") + ".html";
   writeFileSync(html, R.chartHtml(`StarArena on-sale: ${cfg.fans.toLocaleString("en")} fans, ${capacity.toLocaleString("en")} seats`, timeline, capacity));

@@ -1,6 +1,6 @@
 /** The stack's cache verdict fails when the cache did not absorb the reads, or the counter counted nothing. */
 import { describe, expect, it } from "vitest";
-import { cacheVerdict } from "./stack-verdict";
+import { cacheVerdict, readCacheVerdict } from "./stack-verdict";
 
 const report = (reads: number, perSecond: number, sent: number) => ({ originStatus: { reads, perSecondDuringSale: perSecond }, endpoints: { "queue status (through the cache)": { requests: sent } } });
 
@@ -13,5 +13,8 @@ describe("the stack's cache verdict", () => {
     expect(cacheVerdict(report(3_000, 10, 80_940)).ok).toBe(false); // 10/s > 5/s
     expect(cacheVerdict(report(0, 0, 80_940)).ok).toBe(false); // the counter is broken
     expect(cacheVerdict({}).ok).toBe(false);
+  });
+  it("fails, without throwing, when the simulation left no report", () => {
+    expect(readCacheVerdict("test-results/no-such-report.json").ok).toBe(false);
   });
 });

@@ -33,9 +33,15 @@ export function cacheVerdict(report: { originStatus?: { reads: number; perSecond
 }
 
 /**
- * {@link cacheVerdict} of the report file at `file`.
- * @throws when the file is missing or is not JSON
+ * {@link cacheVerdict} of the report file at `file`; a missing or unreadable report is a failed
+ * verdict (the simulation did not finish), not an exception.
  */
 export function readCacheVerdict(file: string): CacheVerdict {
-  return cacheVerdict(JSON.parse(readFileSync(file, "utf8")));
+  let report: unknown;
+  try {
+    report = JSON.parse(readFileSync(file, "utf8"));
+  } catch (e) {
+    return { ok: false, line: `✗ cache: no report to read at ${file} (${e instanceof Error ? e.message : String(e)})` };
+  }
+  return cacheVerdict(report as Parameters<typeof cacheVerdict>[0]);
 }
