@@ -273,6 +273,20 @@ export async function closeDb(): Promise<void> {
   await Promise.all([cached?.pool.raw.end({ timeout: 5 }), probe?.sql.end({ timeout: 1 })]);
 }
 
+/**
+ * Whether a failed transaction certainly did not commit: Postgres itself answered with an error
+ * (a postgres.js `PostgresError` anywhere in the cause chain), so it rolled the transaction back.
+ * Anything else leaves the outcome unknown — our own deadline (`QUERY_TIMEOUT`), a connection
+ * reset, or a pool ended (a stuck pool's replacement, {@link db}) while the COMMIT was on its way:
+ * Postgres may have committed what the client saw fail. Callers must look before undoing
+ * anything that depended on the write (lib/orders/place-order.ts).
+ */
+export function certainlyRolledBack(error: unknown): boolean {
+  let e = error as { name?: string; cause?: unknown } | undefined;
+  for (let depth = 0; e && depth < 10; depth++, e = e.cause as typeof e) if (e.name === "PostgresError") return true;
+  return false;
+}
+
 /** The constraint name of a unique violation (SQLSTATE 23505) anywhere in an error's cause chain, else undefined. */
 export function uniqueViolation(error: unknown): string | undefined {
   let e = error as { code?: string; constraint_name?: string; cause?: unknown } | undefined;

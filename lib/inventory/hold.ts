@@ -8,6 +8,9 @@ import { holdKey, rowsKey, scriptKeys } from "@/lib/inventory/keys";
 import { CONFIRM_HOLD, HOLD_BEST_AVAILABLE, HOLD_SEATS, RELEASE_HOLD } from "@/lib/inventory/lua";
 import { FanLimitError, InventoryNotReadyError, NotEnoughSeatsError, SeatsTakenError, SlotEndedError } from "@/lib/inventory/errors";
 import { luaScript, redis } from "@/lib/redis";
+import { eq } from "drizzle-orm";
+import { orders } from "@/db/schema";
+import { certainlyRolledBack, type Db } from "@/lib/db";
 
 /** What a fan asks to hold. Ordinals are the venue's seat ordinals (bit positions in the availability bitset). */
 export type HoldRequest = { kind: "seats"; ordinals: number[] } | { kind: "best"; priceLevelId: string; quantity: number };
@@ -81,6 +84,33 @@ export async function holdInRedis(input: RedisHoldInput): Promise<number[]> {
 export async function releaseInRedis(eventId: string, holdId: string): Promise<{ result: "released"; seats: number } | { result: "unknown" | "sold" }> {
   const r = await freeHoldSeats(eventId, holdId, "held");
   return r.result === "wrong_status" ? { result: "sold" } : r;
+}
+
+/**
+ * After the Postgres write that records a Redis hold failed (a new order's, a late payment's
+ * re-claim): frees the hold unless an order may name it after all.
+ * When Postgres answered the failure itself the write was rolled back ({@link certainlyRolledBack})
+ * and the seats go back at once. Otherwise (a deadline, a connection lost while the COMMIT was on
+ * its way) the order is looked up by its hold id first: a write that did commit keeps its seats
+ * held in Redis — freeing them would leave seats Postgres holds free in Redis, the drift that lets
+ * two fans claim one seat (found as `redisMismatches` after an on-sale through PgBouncer on
+ * saturated cores). If the look-up fails too, the Redis hold stays: the reconciliation's drift
+ * pass drops a Redis hold that no order names once it is older than IN_FLIGHT_HOLD_MS
+ * (lib/reconciliation/reconcile.ts), the safe direction (a seat unsold for a while, never twice).
+ * @returns what was done: "released", "kept" (the order exists) or "left" (could not tell).
+ */
+export async function releaseUnlessWritten(db: Db, eventId: string, holdId: string, error: unknown): Promise<"released" | "kept" | "left"> {
+  if (!certainlyRolledBack(error)) {
+    const found = await db
+      .select({ id: orders.id })
+      .from(orders)
+      .where(eq(orders.holdId, holdId))
+      .then((rows) => rows.length > 0, () => null);
+    if (found === null) return "left";
+    if (found) return "kept";
+  }
+  await releaseInRedis(eventId, holdId);
+  return "released";
 }
 
 /**

@@ -8,11 +8,11 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { ZodError } from "zod";
 import { eventSeats, lineItems, orders, priceLevels, seats } from "@/db/schema";
-import { closeDb, db } from "@/lib/db";
+import { certainlyRolledBack, closeDb, db } from "@/lib/db";
 import { newId } from "@/lib/ids";
 import { AppError } from "@/lib/errors";
 import { FanLimitError, NotEnoughSeatsError, SeatsTakenError, UnknownSeatError } from "@/lib/inventory/errors";
-import { readHold, releaseInRedis } from "@/lib/inventory/hold";
+import { holdInRedis, readHold, releaseInRedis, releaseUnlessWritten } from "@/lib/inventory/hold";
 import { inventoryKeys } from "@/lib/inventory/keys";
 import { rebuildInventory } from "@/lib/inventory/rebuild";
 import { PendingOrderError, placeOrder } from "@/lib/orders/place-order";
@@ -163,6 +163,33 @@ describe("release and Postgres as the last line of defence", () => {
     expect(await releaseInRedis(show.eventId, order.holdId)).toEqual({ result: "released", seats: 0 });
     expect(await readHold(show.eventId, order.holdId)).toBeNull();
     expect(Number(await redis().hget(inventoryKeys(show.eventId).fan, fan!))).toBe(1); // nothing freed, nothing uncounted
+  });
+
+  it("after a write whose outcome the client could not see, frees the Redis hold only when no order names it", async () => {
+    // The client-side failures that leave a COMMIT's outcome unknown: our deadline, a lost connection.
+    const timeout = Object.assign(new Error("Postgres did not answer within 1500 ms"), { code: "QUERY_TIMEOUT" });
+    const lost = Object.assign(new Error("write CONNECTION_ENDED 127.0.0.1:6435"), { code: "CONNECTION_ENDED" });
+    const refused = await db().execute(sql`select 1 / 0`).catch((e: unknown) => e); // Postgres's own answer (drizzle wraps it)
+    expect([certainlyRolledBack(timeout), certainlyRolledBack(lost), certainlyRolledBack(refused)]).toEqual([false, false, true]);
+    const free = inventoryKeys(show.eventId).free;
+    const [fan, other] = await makeFans(db(), 2);
+    // Committed, though the client saw it fail: the seat stays held in Redis, as Postgres has it.
+    const order = await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [9] } });
+    expect(await releaseUnlessWritten(db(), show.eventId, order.holdId, timeout)).toBe("kept");
+    expect((await readHold(show.eventId, order.holdId))?.seats).toEqual([9]);
+    expect(await redis().getbit(free, 9)).toBe(0);
+    // Never written: looked up, not found, freed.
+    const expiresAt = new Date(Date.now() + 60_000);
+    const unwritten = newId("hld");
+    await holdInRedis({ eventId: show.eventId, holdId: unwritten, fanId: other!, expiresAt, perFanLimit: 10, request: { kind: "seats", ordinals: [10] } });
+    expect(await releaseUnlessWritten(db(), show.eventId, unwritten, lost)).toBe("released");
+    expect(await redis().getbit(free, 10)).toBe(1);
+    // Refused by Postgres: rolled back for certain, freed.
+    const refusedHold = newId("hld");
+    await holdInRedis({ eventId: show.eventId, holdId: refusedHold, fanId: other!, expiresAt, perFanLimit: 10, request: { kind: "seats", ordinals: [11] } });
+    expect(await releaseUnlessWritten(db(), show.eventId, refusedHold, refused)).toBe("released");
+    expect(await redis().getbit(free, 11)).toBe(1);
+    expect(await liveSeats(show.eventId)).toBe(1);
   });
 
   it("undoes the Redis hold when Postgres refuses, and tells the fan the seat was just taken", async () => {

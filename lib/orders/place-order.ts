@@ -24,7 +24,7 @@ import { uniqueViolation, type Db } from "@/lib/db";
 import { newId, priceLevelIdSchema } from "@/lib/ids";
 import { AppError } from "@/lib/errors";
 import { FanLimitError, InventoryNotReadyError, notOnSale, SeatsTakenError, UnknownSeatError } from "@/lib/inventory/errors";
-import { holdInRedis, releaseInRedis, type HoldRequest, type RedisHoldInput } from "@/lib/inventory/hold";
+import { holdInRedis, releaseUnlessWritten, type HoldRequest, type RedisHoldInput } from "@/lib/inventory/hold";
 import { ensureInventory } from "@/lib/inventory/rebuild";
 import { holdSeatsQueries } from "@/lib/orders/seats";
 import { enqueue } from "@/lib/outbox";
@@ -162,7 +162,7 @@ export async function placeOrder(
   try {
     return await db.transaction((tx) => writeOrder(tx, { event, fanId: input.fanId, holdId, holdExpiresAt, ordinals, idempotencyKey: key }));
   } catch (error) {
-    await releaseInRedis(event.id, holdId);
+    await releaseUnlessWritten(db, event.id, holdId, error);
     const violated = uniqueViolation(error);
     if (violated === "line_items_live_seat_uq") throw new SeatsTakenError(ordinals);
     if (violated === "orders_fan_idempotency_uq" || violated === "orders_one_pending_per_fan_uq") {

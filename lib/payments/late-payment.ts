@@ -21,7 +21,7 @@ import { events, lineItems, orders, orderTransitions, seats, type payments } fro
 import { uniqueViolation, type Db } from "@/lib/db";
 import { newId } from "@/lib/ids";
 import { FanLimitError, SeatsTakenError } from "@/lib/inventory/errors";
-import { confirmInRedis, holdInRedis, releaseInRedis } from "@/lib/inventory/hold";
+import { confirmInRedis, holdInRedis, releaseInRedis, releaseUnlessWritten } from "@/lib/inventory/hold";
 import { sellReleasedSeats } from "@/lib/orders/seats";
 import { transitionOrder, type TransitionCause } from "@/lib/orders/state-machine";
 import { enqueue } from "@/lib/outbox";
@@ -61,11 +61,15 @@ export async function resolveLatePayment(db: Db, paymentId: string, cause: Trans
   let decision: Decision | null = null;
   try {
     decision = await db.transaction((tx) => decide(tx, paymentId, holdId, cause, (eventId) => (claimed = { eventId })));
-  } finally {
-    // A Redis claim that did not end in a committed re-claim: give the seats back.
+  } catch (error) {
+    // The re-claim's write failed, or seemed to: give the Redis claim back unless it committed after all.
     const c = claimed as { eventId: string } | null;
-    if (c && decision?.outcome !== "reclaimed") await releaseInRedis(c.eventId, holdId).catch(() => undefined);
+    if (c) await releaseUnlessWritten(db, c.eventId, holdId, error).catch(() => undefined);
+    throw error;
   }
+  // Committed without a re-claim (a refund instead): the Redis claim goes back.
+  const c = claimed as { eventId: string } | null;
+  if (c && decision.outcome !== "reclaimed") await releaseInRedis(c.eventId, holdId).catch(() => undefined);
 
   if (decision.outcome === "not_late") return "not_late";
   if (decision.outcome === "reclaimed") {
