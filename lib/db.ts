@@ -39,9 +39,11 @@ export const TROUBLED_QUERY_TIMEOUT_MS = 1_500;
  * The error a query past its deadline fails with (its `code` is counted as an outage: lib/errors.ts).
  * `knownTrouble` marks a timeout under the short deadline of a Postgres already known to be in
  * trouble: it is answered 503 like any, but it is not news — it does not renew the trouble.
+ * `neverStarted` marks a transaction that gave up waiting for a connection: nothing of it reached
+ * Postgres (lib/errors.ts `certainlyRolledBack`).
  */
-function timedOut({ ms, troubled }: Deadline): Error & { code: string; knownTrouble: boolean } {
-  return Object.assign(new Error(`Postgres did not answer within ${ms} ms`), { code: "QUERY_TIMEOUT", knownTrouble: troubled });
+function timedOut({ ms, troubled }: Deadline, neverStarted = false): Error & { code: string; knownTrouble: boolean; neverStarted: boolean } {
+  return Object.assign(new Error(`Postgres did not answer within ${ms} ms`), { code: "QUERY_TIMEOUT", knownTrouble: troubled, neverStarted });
 }
 
 /**
@@ -129,13 +131,13 @@ function bounded(client: Sql, cache: { stuck: boolean }): Sql {
               if (started) return;
               gaveUp = true;
               noteTimeout(d, cache);
-              reject(timedOut(d));
+              reject(timedOut(d, true));
             }, d.ms);
           });
           const run = (value as (...a: unknown[]) => Promise<unknown>).apply(target, [
             ...args,
             (tx: Sql) => {
-              if (gaveUp) throw timedOut(d);
+              if (gaveUp) throw timedOut(d, true);
               started = true;
               clearTimeout(timer);
               return body(bounded(tx, cache));
@@ -271,20 +273,6 @@ export async function closeDb(): Promise<void> {
   globalForDb.__stararenaDb = undefined;
   globalForDb.__stararenaProbe = undefined;
   await Promise.all([cached?.pool.raw.end({ timeout: 5 }), probe?.sql.end({ timeout: 1 })]);
-}
-
-/**
- * Whether a failed transaction certainly did not commit: Postgres itself answered with an error
- * (a postgres.js `PostgresError` anywhere in the cause chain), so it rolled the transaction back.
- * Anything else leaves the outcome unknown — our own deadline (`QUERY_TIMEOUT`), a connection
- * reset, or a pool ended (a stuck pool's replacement, {@link db}) while the COMMIT was on its way:
- * Postgres may have committed what the client saw fail. Callers must look before undoing
- * anything that depended on the write (lib/orders/place-order.ts).
- */
-export function certainlyRolledBack(error: unknown): boolean {
-  let e = error as { name?: string; cause?: unknown } | undefined;
-  for (let depth = 0; e && depth < 10; depth++, e = e.cause as typeof e) if (e.name === "PostgresError") return true;
-  return false;
 }
 
 /** The constraint name of a unique violation (SQLSTATE 23505) anywhere in an error's cause chain, else undefined. */

@@ -177,13 +177,33 @@ export function dependencyOf(error: unknown): "postgres" | "redis" | null {
 }
 
 /** `error` and its `cause`s, outermost first, at most 8 deep (drizzle and our wrappers nest them). */
-function* causeChain(error: unknown): Generator<{ code?: unknown; cause?: unknown; name?: unknown; knownTrouble?: unknown }> {
+function* causeChain(error: unknown): Generator<{ code?: unknown; cause?: unknown; name?: unknown; knownTrouble?: unknown; neverStarted?: unknown }> {
   let e = error as { cause?: unknown } | null | undefined;
   for (let depth = 0; e && typeof e === "object" && depth < 8; depth++) {
     yield e;
     e = e.cause as typeof e;
   }
 }
+
+/**
+ * Whether a failed Postgres transaction certainly did not commit: Postgres itself answered with
+ * an error (a postgres.js `PostgresError`), so it rolled the transaction back; or nothing reached
+ * it (no connection could be made: ECONNREFUSED, CONNECT_TIMEOUT…; or lib/db.ts gave up waiting
+ * for a connection, `neverStarted`). Anything else leaves the outcome unknown — our deadline in
+ * the middle of the work, a connection reset, a pool ended while the COMMIT was on its way:
+ * Postgres may have committed what the client saw fail, so callers look before undoing what
+ * depended on the write (lib/inventory/hold.ts `releaseUnlessWritten`).
+ */
+export function certainlyRolledBack(error: unknown): boolean {
+  for (const e of causeChain(error)) {
+    if (e.name === "PostgresError" || e.neverStarted === true) return true;
+    if (typeof e.code === "string" && NEVER_CONNECTED_CODES.has(e.code)) return true;
+  }
+  return false;
+}
+
+/** Failures to open a connection: the request never reached Postgres. */
+const NEVER_CONNECTED_CODES = new Set(["ECONNREFUSED", "CONNECT_TIMEOUT", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
 
 /** True when `error` (or a cause of it) is a query timeout under the troubled deadline (lib/db.ts `timedOut`). */
 function knownTrouble(error: unknown): boolean {

@@ -10,7 +10,8 @@ import { FanLimitError, InventoryNotReadyError, NotEnoughSeatsError, SeatsTakenE
 import { luaScript, redis } from "@/lib/redis";
 import { eq } from "drizzle-orm";
 import { orders } from "@/db/schema";
-import { certainlyRolledBack, type Db } from "@/lib/db";
+import type { Db } from "@/lib/db";
+import { certainlyRolledBack } from "@/lib/errors";
 
 /** What a fan asks to hold. Ordinals are the venue's seat ordinals (bit positions in the availability bitset). */
 export type HoldRequest = { kind: "seats"; ordinals: number[] } | { kind: "best"; priceLevelId: string; quantity: number };
@@ -89,8 +90,8 @@ export async function releaseInRedis(eventId: string, holdId: string): Promise<{
 /**
  * After the Postgres write that records a Redis hold failed (a new order's, a late payment's
  * re-claim): frees the hold unless an order may name it after all.
- * When Postgres answered the failure itself the write was rolled back ({@link certainlyRolledBack})
- * and the seats go back at once. Otherwise (a deadline, a connection lost while the COMMIT was on
+ * When the write certainly did not commit ({@link certainlyRolledBack}: Postgres refused it, or it
+ * never reached Postgres) the seats go back at once. Otherwise (a deadline, a connection lost while the COMMIT was on
  * its way) the order is looked up by its hold id first: a write that did commit keeps its seats
  * held in Redis — freeing them would leave seats Postgres holds free in Redis, the drift that lets
  * two fans claim one seat (found as `redisMismatches` after an on-sale through PgBouncer on

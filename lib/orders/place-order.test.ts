@@ -6,11 +6,12 @@
  */
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import postgres from "postgres";
 import { ZodError } from "zod";
 import { eventSeats, lineItems, orders, priceLevels, seats } from "@/db/schema";
-import { certainlyRolledBack, closeDb, db } from "@/lib/db";
+import { closeDb, db } from "@/lib/db";
 import { newId } from "@/lib/ids";
-import { AppError } from "@/lib/errors";
+import { AppError, certainlyRolledBack } from "@/lib/errors";
 import { FanLimitError, NotEnoughSeatsError, SeatsTakenError, UnknownSeatError } from "@/lib/inventory/errors";
 import { holdInRedis, readHold, releaseInRedis, releaseUnlessWritten } from "@/lib/inventory/hold";
 import { inventoryKeys } from "@/lib/inventory/keys";
@@ -170,7 +171,11 @@ describe("release and Postgres as the last line of defence", () => {
     const timeout = Object.assign(new Error("Postgres did not answer within 1500 ms"), { code: "QUERY_TIMEOUT" });
     const lost = Object.assign(new Error("write CONNECTION_ENDED 127.0.0.1:6435"), { code: "CONNECTION_ENDED" });
     const refused = await db().execute(sql`select 1 / 0`).catch((e: unknown) => e); // Postgres's own answer (drizzle wraps it)
-    expect([certainlyRolledBack(timeout), certainlyRolledBack(lost), certainlyRolledBack(refused)]).toEqual([false, false, true]);
+    // Nothing reached Postgres: a port nobody listens on refuses the connection.
+    const noServer = postgres("postgres://postgres@127.0.0.1:1/none", { max: 1, connect_timeout: 2, onnotice: () => {} });
+    const unreached = await noServer.begin((tx) => tx`select 1`).catch((e: unknown) => e);
+    await noServer.end();
+    expect([certainlyRolledBack(timeout), certainlyRolledBack(lost), certainlyRolledBack(refused), certainlyRolledBack(unreached)]).toEqual([false, false, true, true]);
     const free = inventoryKeys(show.eventId).free;
     const [fan, other] = await makeFans(db(), 2);
     // Committed, though the client saw it fail: the seat stays held in Redis, as Postgres has it.
