@@ -382,6 +382,10 @@ if (cfg.inject) {
   log(`INJECTED on purpose: ${await injectViolation(db(), eventId, kind)} — this run must fail`);
 }
 const invariants = await checkInvariants(db(), { eventId, graceMs: 0 });
+if (invariants.redisMismatches > 0) {
+  const { redisMismatchSet } = await import("@/lib/reconciliation/invariants");
+  log(`Redis contradicts Postgres on: ${[...(await redisMismatchSet(db(), eventId))].slice(0, 20).join(", ")}`);
+}
 // Seats unsold in the end whose last hold was still running when the sale stopped (it ran out
 // after the stop, unpaid): by a fan the fault mix made a non-payer, nobody else could have bought
 // them within the sale (explained); by a fan who meant to pay, they are a failure like any other.

@@ -214,7 +214,7 @@ async function pspSide(
  * looks a moment apart ({@link persistentRedisMismatches}).
  * @returns one entry per contradiction, e.g. "free:17" or "owner:17:h:hld_…".
  */
-async function redisMismatchSet(db: Db, eventId: string): Promise<Set<string>> {
+export async function redisMismatchSet(db: Db, eventId: string): Promise<Set<string>> {
   const found = new Set<string>();
   const k = inventoryKeys(eventId);
   if ((await redis().hget(k.meta, "ready")) === null) return found;
@@ -247,15 +247,16 @@ export async function redisMismatches(db: Db, eventId?: string): Promise<number>
 }
 
 /**
- * Contradictions still there `recheckMs` later: the ones a repair may act on. Holds and
+ * Contradictions still there `recheckMs` later: the ones a repair may act on, as entries
+ * in {@link redisMismatchSet}'s form ("free:17", "owner:17:h:hld_…"). Holds and
  * releases in flight (a few milliseconds to seconds under load) resolve in between; a
  * Redis hold made within {@link IN_FLIGHT_HOLD_MS} that no order names yet is in flight
  * however long the recheck (its order may be waiting for a connection), so it is not
  * counted.
  */
-export async function persistentRedisMismatches(db: Db, eventId: string, recheckMs = 3_000): Promise<number> {
+export async function persistentRedisMismatches(db: Db, eventId: string, recheckMs = 3_000): Promise<string[]> {
   const first = await redisMismatchSet(db, eventId);
-  if (first.size === 0) return 0;
+  if (first.size === 0) return [];
   await new Promise((r) => setTimeout(r, recheckMs));
   const second = await redisMismatchSet(db, eventId);
   const lasting = [...first].filter((m) => second.has(m));
@@ -269,7 +270,7 @@ export async function persistentRedisMismatches(db: Db, eventId: string, recheck
   const named = young.size
     ? new Set((await db.select({ holdId: orders.holdId }).from(orders).where(inArray(orders.holdId, [...new Set(young.values())]))).map((o) => o.holdId))
     : new Set<string>();
-  return lasting.filter((m) => !young.has(m) || named.has(young.get(m)!)).length;
+  return lasting.filter((m) => !young.has(m) || named.has(young.get(m)!));
 }
 
 /** Total violations in a report. */

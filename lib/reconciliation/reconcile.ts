@@ -113,7 +113,8 @@ export async function reconcile(db: Db, opts: ReconcileOptions = {}): Promise<Re
       ? [{ id: opts.eventId }]
       : await rows<{ id: string }>(db, sql`select id from events where status = 'published'`);
     for (const { id } of events) {
-      const mismatches = await persistentRedisMismatches(db, id, opts.redisRecheckMs);
+      const entries = await persistentRedisMismatches(db, id, opts.redisRecheckMs);
+      const mismatches = entries.length;
       if (mismatches === 0) continue;
       await rebuildInventory(db, id);
       redisRebuilt.push({ eventId: id, mismatches });
@@ -121,7 +122,8 @@ export async function reconcile(db: Db, opts: ReconcileOptions = {}): Promise<Re
         key: `redis_drift_${id}_${now.getTime()}`,
         kind: "redis_drift",
         eventId: id,
-        detail: { mismatches },
+        // The first entries name the seats and holds, so an operator can trace the path that drifted.
+        detail: { mismatches, entries: entries.slice(0, 20) },
         action: "Redis inventory rebuilt from Postgres",
         status: "repaired",
       });
