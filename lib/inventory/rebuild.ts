@@ -13,6 +13,7 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { eventSeats, events, lineItems, orders, rows, seats, sections, venues } from "@/db/schema";
 import type { Db } from "@/lib/db";
 import { holdKey, inventoryKeys, rowsKey } from "@/lib/inventory/keys";
+import { confirmInRedis, freeHoldSeats } from "@/lib/inventory/hold";
 import { REBUILD } from "@/lib/inventory/lua";
 import { eventKey, luaScript, redis } from "@/lib/redis";
 
@@ -91,6 +92,23 @@ export async function rebuildInventory(db: Db, eventId: string, opts: { keepInFl
     .where(and(eq(eventSeats.eventId, eventId), sql`${eventSeats.status} <> 'blocked'`))
     .orderBy(seats.ordinal);
 
+  // Holds in flight: made in Redis within keepInFlightMs (Redis's clock, inside the script) and
+  // unknown to Postgres — not live, and no recent order of the event names them (a hold whose
+  // order was just cancelled or refused is not in flight, whatever its age). `known` is read
+  // before the live line items: an order committing in between is then in `live` (restored),
+  // one committing later is in neither (kept as in flight). Read after, an order committing
+  // between the two reads was known but not live, and its seats were freed in Redis while
+  // Postgres held them.
+  const keepInFlightMs = opts.keepInFlightMs ?? IN_FLIGHT_HOLD_MS;
+  const known =
+    keepInFlightMs > 0
+      ? (
+          await db
+            .select({ holdId: orders.holdId })
+            .from(orders)
+            .where(and(eq(orders.eventId, eventId), sql`${orders.createdAt} >= now() - make_interval(secs => ${(keepInFlightMs + 60_000) / 1000})`))
+        ).map((o) => o.holdId)
+      : [];
   const live = await db
     .select({ ordinal: seats.ordinal, status: lineItems.status, holdId: orders.holdId, fanId: orders.fanId, expires: orders.holdExpiresAt })
     .from(lineItems)
@@ -150,25 +168,37 @@ export async function rebuildInventory(db: Db, eventId: string, opts: { keepInFl
     rows: rowLists,
     stale,
   };
-  // Holds in flight: made in Redis within keepInFlightMs (Redis's clock, inside the script) and
-  // unknown to Postgres — not live, and no recent order of the event names them (a hold whose
-  // order was just cancelled or refused is not in flight, whatever its age).
-  const keepInFlightMs = opts.keepInFlightMs ?? IN_FLIGHT_HOLD_MS;
-  const known =
-    keepInFlightMs > 0
-      ? (
-          await db
-            .select({ holdId: orders.holdId })
-            .from(orders)
-            .where(and(eq(orders.eventId, eventId), sql`${orders.createdAt} >= now() - make_interval(secs => ${(keepInFlightMs + 60_000) / 1000})`))
-        ).map((o) => o.holdId)
-      : [];
   const [, kept] = await rebuildScript().exec(
     [k.meta, k.free, k.owner, k.fan, k.holds],
     [JSON.stringify({ ...payload, known }), holdKey(eventId, ""), rowsKey(eventId, ""), String(Date.now()), ...(keepInFlightMs > 0 ? [String(keepInFlightMs)] : [])],
   );
+  await replayChangesSinceSnapshot(db, eventId, [...holds.values()]);
   const sold = live.filter((l) => l.status === "sold").length;
   return { eventId, capacity: ev.capacity, free, held: live.length - sold, sold, holds: [...holds.values()].filter((h) => h.status === "held").length, inFlightKept: Number(kept ?? 0) };
+}
+
+/**
+ * The snapshot was read before the script ran: a hold paid, released, expired or refunded in
+ * between had its Redis step (confirm, release) undone by the script, which restored it as the
+ * snapshot saw it. Re-reads those holds' line items and replays the step, through the same Redis
+ * calls the paths use (both idempotent): sold now → confirmed, no live seat now → freed.
+ */
+async function replayChangesSinceSnapshot(db: Db, eventId: string, snapshot: { id: string; status: "held" | "sold" }[]): Promise<void> {
+  for (let i = 0; i < snapshot.length; i += 1_000) {
+    const part = snapshot.slice(i, i + 1_000);
+    const now = await db
+      .select({ holdId: orders.holdId, sold: sql<boolean>`bool_or(${lineItems.status} = 'sold')`, live: sql<boolean>`bool_or(${lineItems.status} in ('held','sold'))` })
+      .from(orders)
+      .innerJoin(lineItems, eq(lineItems.orderId, orders.id))
+      .where(and(eq(orders.eventId, eventId), inArray(orders.holdId, part.map((h) => h.id))))
+      .groupBy(orders.holdId);
+    const byId = new Map(now.map((r) => [r.holdId, r]));
+    for (const h of part) {
+      const r = byId.get(h.id);
+      if (!r || !r.live) await freeHoldSeats(eventId, h.id, h.status);
+      else if (r.sold && h.status === "held") await confirmInRedis(eventId, h.id);
+    }
+  }
 }
 
 /** Keys matching a glob pattern (hash-tag braces are escaped for MATCH). */
