@@ -55,12 +55,6 @@ const env = {
   REDIS_CLUSTER_NODE_TIMEOUT_MS: String(cluster.nodeTimeoutMs),
   TEST_POOLER_ADDRESS: bouncer.address,
   DATABASE_POOLER: "transaction",
-  // The app's 2-s connect deadline (lib/env.ts) is for failing fast in production. Here the
-  // login goes through PgBouncer, which may first open a server connection, on 2 cores that
-  // this run's 10,000 concurrent joins and six redis-servers saturate: a fresh CI clone saw
-  // one test file's logins time out at 2 s (lib/inventory/availability.test.ts), a flake
-  // of the box, not of the code under test. No suite here tests the connect deadline.
-  DATABASE_CONNECT_TIMEOUT_SECONDS: process.env.DATABASE_CONNECT_TIMEOUT_SECONDS ?? "10",
 };
 const vitest = (files: string[], json: string) =>
   spawnSync("npx", ["vitest", "run", ...files, "--reporter=default", "--reporter=json", `--outputFile.json=test-results/${json}`], { stdio: "inherit", env }).status ?? 1;

@@ -55,9 +55,10 @@ describe("Redis drift", () => {
       fans.map(async (fanId, i) => {
         const kept: string[] = [];
         for (const round of [0, 1]) {
-          const placed = await placeOrder(db(), { eventId, fanId, request: { kind: "seats", ordinals: [i + 1] } }).catch((e: unknown) => e);
-          if (placed instanceof Error || !placed || typeof placed !== "object" || !("orderId" in placed)) continue;
-          const orderId = (placed as { orderId: string }).orderId;
+          // A seat a rebuild made briefly unavailable is refused (409); that fan simply tries again next round.
+          const placed = await placeOrder(db(), { eventId, fanId, request: { kind: "seats", ordinals: [i + 1] } }).catch(() => null);
+          if (!placed) continue;
+          const orderId = placed.orderId;
           if (round === 0 && i % 2 === 0) await releaseOrder(db(), orderId, "cancelled", { actor: `fan:${fanId}`, reason: "test: cancelled" });
           else kept.push(orderId);
         }
