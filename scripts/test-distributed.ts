@@ -11,7 +11,7 @@
  * DISTRIBUTED_PGBOUNCER_PORT.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { startPgBouncer, startRedisCluster } from "./lib/local-tiers";
 
 /** The suites that must hold on the distributed tiers (file paths for Vitest). */
@@ -40,14 +40,15 @@ const bouncerPort = Number(process.env.DISTRIBUTED_PGBOUNCER_PORT ?? 6435);
 const upstream = new URL(process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/stararena");
 
 log("■ starting the distributed tiers");
+mkdirSync("test-results", { recursive: true });
+rmSync("test-results/pgbouncer-distributed.log", { force: true });
 const cluster = await startRedisCluster({ basePort, primaries: 3, replicas: 1, log });
-const startBouncer = () => startPgBouncer({ port: bouncerPort, upstream: `${upstream.hostname}:${upstream.port || 5432}`, poolSize: 40, log });
+const startBouncer = () => startPgBouncer({ port: bouncerPort, upstream: `${upstream.hostname}:${upstream.port || 5432}`, poolSize: 40, logFile: "test-results/pgbouncer-distributed.log", log });
 let bouncer = await startBouncer().catch(async (e) => {
   await cluster.stop();
   throw e;
 });
 
-mkdirSync("test-results", { recursive: true });
 const env = {
   ...process.env,
   REDIS_CLUSTER_NODES: cluster.envValue,

@@ -6,7 +6,7 @@
  * ports, and every process is stopped when this one exits.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { chownSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, chownSync, closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { userInfo } from "node:os";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -125,13 +125,15 @@ export interface LocalPgBouncer {
  * Starts PgBouncer in transaction mode on `port`, in front of the Postgres at
  * `upstream` (`host:port`, trust auth as on this machine), for any database name.
  * @param opts.poolSize server connections per database/user pair (`default_pool_size`)
+ * @param opts.logFile where `stop()` appends PgBouncer's log (its logins, pool waits and errors)
  * @throws when pgbouncer is missing or does not accept connections within 10 s
  */
-export async function startPgBouncer(opts: { port: number; upstream?: string; poolSize?: number; maxClients?: number; log?: (line: string) => void }): Promise<LocalPgBouncer> {
+export async function startPgBouncer(opts: { port: number; upstream?: string; poolSize?: number; maxClients?: number; logFile?: string; log?: (line: string) => void }): Promise<LocalPgBouncer> {
   need("pgbouncer", "pgbouncer");
   const [host, upstreamPort] = (opts.upstream ?? "127.0.0.1:5432").split(":");
   const dir = mkdtempSync(path.join(tmpdir(), "stararena-pgbouncer-"));
   const ini = path.join(dir, "pgbouncer.ini");
+  const logFile = path.join(dir, "pgbouncer.log");
   const asRoot = userInfo().uid === 0;
   writeFileSync(path.join(dir, "userlist.txt"), `"postgres" ""\n`);
   writeFileSync(
@@ -153,7 +155,6 @@ export async function startPgBouncer(opts: { port: number; upstream?: string; po
       "server_reset_query =",
       // A failed server login (a database just created or just dropped) is retried after 1 s, not 15.
       "server_login_retry = 1",
-      `logfile = ${path.join(dir, "pgbouncer.log")}`,
       `pidfile = ${path.join(dir, "pgbouncer.pid")}`,
       // PgBouncer refuses to run as root; started as root it switches to this user.
       ...(asRoot ? ["user = postgres"] : []),
@@ -168,13 +169,17 @@ export async function startPgBouncer(opts: { port: number; upstream?: string; po
   }
   // A PgBouncer an interrupted run left on this port would answer instead of ours.
   spawnSync("sh", ["-c", `pkill -f "pgbouncer.*stararena-pgbouncer" || true`]);
-  const child = track(spawn("pgbouncer", [ini], { stdio: ["ignore", "ignore", "pipe"] }));
-  let stderr = "";
-  child.stderr!.on("data", (d) => (stderr += String(d)));
+  // Its log goes to a file, never to a pipe: a parent that blocks its event loop (spawnSync of
+  // Vitest in scripts/test-distributed.ts) stops draining a pipe, and once 64 KiB of log filled
+  // it PgBouncer blocked on write(2) and froze — logins then timed out until the parent woke.
+  const logFd = openSync(logFile, "a");
+  const child = track(spawn("pgbouncer", [ini], { stdio: ["ignore", "ignore", logFd] }));
+  closeSync(logFd);
+  const stderrTail = () => readFileSync(logFile, "utf8").slice(-500);
   await waitFor(
     `pgbouncer on ${opts.port}`,
     () => {
-      if (child.exitCode !== null) throw new Error(`pgbouncer exited (${child.exitCode}): ${stderr.slice(0, 500)}`);
+      if (child.exitCode !== null) throw new Error(`pgbouncer exited (${child.exitCode}): ${stderrTail()}`);
       return spawnSync("pg_isready", ["-h", "127.0.0.1", "-p", String(opts.port), "-t", "1"]).status === 0;
     },
     10_000,
@@ -185,6 +190,8 @@ export async function startPgBouncer(opts: { port: number; upstream?: string; po
     async stop() {
       child.kill("SIGTERM");
       await new Promise((r) => (child.exitCode !== null ? r(null) : child.once("exit", r)));
+      // The folder goes; the log is kept where the caller asked.
+      if (opts.logFile && existsSync(logFile)) appendFileSync(opts.logFile, readFileSync(logFile));
       rmSync(dir, { recursive: true, force: true });
     },
   };
