@@ -5,7 +5,7 @@
  * talks to Redis, through the Lua in ./lua.ts.
  */
 import { holdKey, rowsKey, scriptKeys } from "@/lib/inventory/keys";
-import { CONFIRM_HOLD, HOLD_BEST_AVAILABLE, HOLD_SEATS, RELEASE_HOLD } from "@/lib/inventory/lua";
+import { ADOPT_HOLD, CONFIRM_HOLD, HOLD_BEST_AVAILABLE, HOLD_SEATS, RELEASE_HOLD } from "@/lib/inventory/lua";
 import { FanLimitError, InventoryNotReadyError, NotEnoughSeatsError, SeatsTakenError, SlotEndedError } from "@/lib/inventory/errors";
 import { luaScript, redis } from "@/lib/redis";
 import { eq } from "drizzle-orm";
@@ -38,6 +38,7 @@ const scripts = () => ({
   best: luaScript<string[]>(HOLD_BEST_AVAILABLE),
   release: luaScript<string[]>(RELEASE_HOLD),
   confirm: luaScript<string[]>(CONFIRM_HOLD),
+  adopt: luaScript<string[]>(ADOPT_HOLD),
 });
 
 /**
@@ -138,6 +139,17 @@ export async function confirmInRedis(eventId: string, holdId: string): Promise<{
   if (status === "OK") return { result: "confirmed" };
   if (status === "LOST") return { result: "lost", ordinals: rest.map(Number) };
   return { result: "unknown" };
+}
+
+/**
+ * Claims in Redis, for a hold Postgres has live, those of its seats that Redis has free and
+ * nobody's (ADOPT_HOLD in ./lua.ts); seats another hold owns are left alone.
+ * @param hold the hold as Postgres has it: fan, expiry (ms since the epoch), status, seat ordinals
+ * @returns the number of seats claimed
+ */
+export async function adoptInRedis(eventId: string, hold: { id: string; fan: string; expires: number; status: "held" | "sold"; seats: number[] }): Promise<number> {
+  const [, claimed] = (await scripts().adopt.exec(scriptKeys(eventId, hold.id), [hold.id, hold.fan, String(hold.expires), hold.status, ...hold.seats.map(String)])).map(String);
+  return Number(claimed ?? 0);
 }
 
 /** The Redis record of one hold, or null. */

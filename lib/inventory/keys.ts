@@ -10,6 +10,8 @@ export function inventoryKeys(eventId: string) {
     fan: eventKey(eventId, "inv", "fan"),
     holds: eventKey(eventId, "inv", "holds"),
     lock: eventKey(eventId, "inv", "rebuild-lock"),
+    /** Per price level (field: the level's rows key), the index of its first row that may have a free seat; see ./lua.ts. */
+    rowHint: eventKey(eventId, "inv", "rowhint"),
   };
 }
 
@@ -19,8 +21,8 @@ export const holdKey = (eventId: string, holdId: string) => eventKey(eventId, "i
 /** Key of one price level's best-first row list. */
 export const rowsKey = (eventId: string, priceLevelId: string) => eventKey(eventId, "inv", "rows", priceLevelId);
 
-/** KEYS for the hold/release/confirm scripts: meta free owner fan holds holdKey. */
+/** KEYS for the hold/release/confirm scripts: meta free owner fan holds holdKey rowHint. */
 export function scriptKeys(eventId: string, holdId: string): string[] {
   const k = inventoryKeys(eventId);
-  return [k.meta, k.free, k.owner, k.fan, k.holds, holdKey(eventId, holdId)];
+  return [k.meta, k.free, k.owner, k.fan, k.holds, holdKey(eventId, holdId), k.rowHint];
 }

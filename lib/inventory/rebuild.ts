@@ -13,7 +13,7 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { eventSeats, events, lineItems, orders, rows, seats, sections, venues } from "@/db/schema";
 import type { Db } from "@/lib/db";
 import { holdKey, inventoryKeys, rowsKey } from "@/lib/inventory/keys";
-import { confirmInRedis, freeHoldSeats } from "@/lib/inventory/hold";
+import { adoptInRedis, confirmInRedis, freeHoldSeats } from "@/lib/inventory/hold";
 import { REBUILD } from "@/lib/inventory/lua";
 import { eventKey, luaScript, redis } from "@/lib/redis";
 
@@ -169,7 +169,7 @@ export async function rebuildInventory(db: Db, eventId: string, opts: { keepInFl
     stale,
   };
   const [, kept] = await rebuildScript().exec(
-    [k.meta, k.free, k.owner, k.fan, k.holds],
+    [k.meta, k.free, k.owner, k.fan, k.holds, k.rowHint],
     [JSON.stringify({ ...payload, known }), holdKey(eventId, ""), rowsKey(eventId, ""), String(Date.now()), ...(keepInFlightMs > 0 ? [String(keepInFlightMs)] : [])],
   );
   await replayChangesSinceSnapshot(db, eventId, [...holds.values()]);
@@ -182,8 +182,13 @@ export async function rebuildInventory(db: Db, eventId: string, opts: { keepInFl
  * between had its Redis step (confirm, release) undone by the script, which restored it as the
  * snapshot saw it. Re-reads those holds' line items and replays the step, through the same Redis
  * calls the paths use (both idempotent): sold now → confirmed, no live seat now → freed.
+ * A seat freed that way may meanwhile have been held again by another fan: the script dropped
+ * that newer hold from Redis (its seat belonged to the ended hold in the snapshot), so Postgres
+ * holds the seat while Redis would now call it free — a seat two fans could claim. The freed
+ * seats' live holds are therefore read from Postgres and given their seats back (adoptInRedis).
  */
-async function replayChangesSinceSnapshot(db: Db, eventId: string, snapshot: { id: string; status: "held" | "sold" }[]): Promise<void> {
+async function replayChangesSinceSnapshot(db: Db, eventId: string, snapshot: { id: string; status: "held" | "sold"; seats: number[] }[]): Promise<void> {
+  const freed: number[] = [];
   for (let i = 0; i < snapshot.length; i += 1_000) {
     const part = snapshot.slice(i, i + 1_000);
     const now = await db
@@ -195,9 +200,26 @@ async function replayChangesSinceSnapshot(db: Db, eventId: string, snapshot: { i
     const byId = new Map(now.map((r) => [r.holdId, r]));
     for (const h of part) {
       const r = byId.get(h.id);
-      if (!r || !r.live) await freeHoldSeats(eventId, h.id, h.status);
-      else if (r.sold && h.status === "held") await confirmInRedis(eventId, h.id);
+      if (!r || !r.live) {
+        await freeHoldSeats(eventId, h.id, h.status);
+        freed.push(...h.seats);
+      } else if (r.sold && h.status === "held") await confirmInRedis(eventId, h.id);
     }
+  }
+  for (let i = 0; i < freed.length; i += 1_000) {
+    const heldAgain = await db
+      .select({ ordinal: seats.ordinal, status: lineItems.status, holdId: orders.holdId, fanId: orders.fanId, expires: orders.holdExpiresAt })
+      .from(lineItems)
+      .innerJoin(orders, eq(lineItems.orderId, orders.id))
+      .innerJoin(seats, eq(lineItems.seatId, seats.id))
+      .where(and(eq(lineItems.eventId, eventId), inArray(lineItems.status, ["held", "sold"]), inArray(seats.ordinal, freed.slice(i, i + 1_000))));
+    const byHold = new Map<string, { id: string; fan: string; expires: number; status: "held" | "sold"; seats: number[] }>();
+    for (const l of heldAgain) {
+      const h = byHold.get(l.holdId) ?? { id: l.holdId, fan: l.fanId, expires: l.expires.getTime(), status: l.status === "sold" ? "sold" : "held", seats: [] };
+      h.seats.push(l.ordinal);
+      byHold.set(l.holdId, h);
+    }
+    for (const h of byHold.values()) await adoptInRedis(eventId, h);
   }
 }
 

@@ -77,5 +77,7 @@ export async function injectViolation(db: Db, eventId: string, kind: InjectableV
     .limit(1);
   if (!live) throw new NothingToBreakError(kind);
   await redis().setbit(inventoryKeys(eventId).free, live.ordinal, 1);
+  // As a release would: best-available's row hint may skip the row of the freed seat (lib/inventory/lua.ts).
+  await redis().del(inventoryKeys(eventId).rowHint);
   return `seat #${live.ordinal} (taken in Postgres) marked free in Redis`;
 }
