@@ -8,7 +8,7 @@
  * event carries the event id as a hash tag, `{evt_…}`, so one event's keys share a cluster
  * slot and one Lua script may touch them all.
  */
-import type { Redis } from "@upstash/redis";
+import { Redis, type Requester } from "@upstash/redis";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 
@@ -79,17 +79,41 @@ export function assertOneSlot(keys: string[]): void {
 const scriptCache = new WeakMap<Redis, Map<string, LuaScript<unknown>>>();
 
 /**
+ * An `@upstash/redis` client that hands replies back as Redis sent them. The default client
+ * tries `JSON.parse` on every string of a reply, and a status word such as `'OK'` throws inside
+ * it: ~12 µs of CPU per script call here (BENCHMARKS.md, "Where the one-seat hold's time goes").
+ * Script callers read replies with `String()`/`Number()` anyway, and integers stay numbers.
+ * (`opts` is the client's protected command options; `automaticDeserialization: false` is the
+ * documented option, which a client built on a requester cannot be given otherwise.)
+ */
+class RawReplies extends Redis {
+  constructor(requester: Requester) {
+    super(requester);
+    this.opts = { ...this.opts, automaticDeserialization: false };
+  }
+}
+
+const rawTwins = new WeakMap<Redis, Redis>();
+
+/** `client`'s transport (its requester: our TCP one or Upstash's HTTP client) behind a {@link RawReplies} client. */
+function rawTwin(client: Redis): Redis {
+  let twin = rawTwins.get(client);
+  if (!twin) rawTwins.set(client, (twin = new RawReplies((client as unknown as { client: Requester }).client)));
+  return twin;
+}
+
+/**
  * The cached script object for `source` on `client`. Creating one per call would hash the
  * source again every time (measurable on the hold path, see bench:holds). Its `exec` refuses
  * keys that do not share one hash tag ({@link assertOneSlot}), so no script call can cross a
- * cluster slot.
+ * cluster slot. Replies come back raw (strings stay strings, integers numbers: {@link RawReplies}).
  */
 export function scriptOn<T>(client: Redis, source: string): LuaScript<T> {
   let byClient = scriptCache.get(client);
   if (!byClient) scriptCache.set(client, (byClient = new Map()));
   let s = byClient.get(source);
   if (!s) {
-    const script = client.createScript<T>(source);
+    const script = rawTwin(client).createScript<T>(source);
     s = {
       exec(keys, args) {
         try {
