@@ -95,10 +95,18 @@ class RawReplies extends Redis {
 
 const rawTwins = new WeakMap<Redis, Redis>();
 
-/** `client`'s transport (its requester: our TCP one or Upstash's HTTP client) behind a {@link RawReplies} client. */
+/**
+ * `client`'s transport (its requester: our TCP one or Upstash's HTTP client) behind a
+ * {@link RawReplies} client; `client` itself if a future `@upstash/redis` keeps its requester
+ * elsewhere (replies are then parsed, which callers tolerate, only slower).
+ */
 function rawTwin(client: Redis): Redis {
   let twin = rawTwins.get(client);
-  if (!twin) rawTwins.set(client, (twin = new RawReplies((client as unknown as { client: Requester }).client)));
+  if (!twin) {
+    const requester = (client as unknown as { client?: Requester }).client;
+    twin = requester && typeof requester.request === "function" ? new RawReplies(requester) : client;
+    rawTwins.set(client, twin);
+  }
   return twin;
 }
 

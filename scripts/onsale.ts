@@ -150,7 +150,7 @@ process.env.APP_URL ??= baseUrl;
 const { sql } = await import("drizzle-orm");
 const { closeDb, db } = await import("@/lib/db");
 const { closeRedis } = await import("@/lib/redis");
-const { checkInvariants } = await import("@/lib/reconciliation/invariants");
+const { checkInvariants, redisMismatchSet } = await import("@/lib/reconciliation/invariants");
 const { FanJars, SimClient } = await import("@/lib/simulator/client");
 const { waitForConvergence } = await import("@/lib/simulator/converge");
 const { createSale } = await import("@/lib/simulator/fans");
@@ -383,7 +383,6 @@ if (cfg.inject) {
 }
 const invariants = await checkInvariants(db(), { eventId, graceMs: 0 });
 if (invariants.redisMismatches > 0) {
-  const { redisMismatchSet } = await import("@/lib/reconciliation/invariants");
   log(`Redis contradicts Postgres on: ${[...(await redisMismatchSet(db(), eventId))].slice(0, 20).join(", ")}`);
 }
 // Seats unsold in the end whose last hold was still running when the sale stopped (it ran out

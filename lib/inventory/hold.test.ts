@@ -10,7 +10,7 @@
  */
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { holdInRedis, releaseInRedis } from "@/lib/inventory/hold";
+import { adoptInRedis, holdInRedis, readHold, releaseInRedis } from "@/lib/inventory/hold";
 import { holdKey, inventoryKeys, rowsKey } from "@/lib/inventory/keys";
 import { NotEnoughSeatsError } from "@/lib/inventory/errors";
 import { closeRedis, redis } from "@/lib/redis";
@@ -122,5 +122,29 @@ describe("best available in Redis", () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("adopting a hold Postgres has live", () => {
+  it("claims its seats that are free and nobody's, leaves another hold's seat alone, and counts the fan's seats", async () => {
+    const eventId = `evt_adopt${Date.now().toString(36)}`;
+    const k = inventoryKeys(eventId);
+    const p = redis().pipeline();
+    p.hset(k.meta, { ready: "1" });
+    for (const o of [1, 2, 3]) p.setbit(k.free, o, 1);
+    await p.exec();
+    // Seat 3 goes to another fan's hold first.
+    await holdInRedis({ eventId, holdId: "hld_other", fanId: "usr_other", expiresAt: new Date(Date.now() + 60_000), perFanLimit: 10, request: { kind: "seats", ordinals: [3] } });
+    const expires = Date.now() + 60_000;
+    expect(await adoptInRedis(eventId, { id: "hld_adopted", fan: "usr_fan", expires, status: "held", seats: [1, 2, 3] })).toBe(2);
+    expect(await redis().hmget<Record<string, string>>(k.owner, "1", "2", "3")).toEqual({ "1": "h:hld_adopted", "2": "h:hld_adopted", "3": "h:hld_other" });
+    expect([await redis().getbit(k.free, 1), await redis().getbit(k.free, 2), await redis().getbit(k.free, 3)]).toEqual([0, 0, 0]);
+    expect(await readHold(eventId, "hld_adopted")).toEqual({ fan: "usr_fan", seats: [1, 2], expires, status: "held" });
+    expect(await redis().zscore(k.holds, "hld_adopted")).toBe(expires);
+    expect(Number(await redis().hget(k.fan, "usr_fan"))).toBe(2);
+    // Again: nothing left to claim, nothing counted twice.
+    expect(await adoptInRedis(eventId, { id: "hld_adopted", fan: "usr_fan", expires, status: "held", seats: [1, 2, 3] })).toBe(0);
+    expect(Number(await redis().hget(k.fan, "usr_fan"))).toBe(2);
+    await redis().del(k.meta, k.free, k.owner, k.fan, k.holds, holdKey(eventId, "hld_adopted"), holdKey(eventId, "hld_other"));
   });
 });

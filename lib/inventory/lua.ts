@@ -78,9 +78,8 @@ ${CLAIM}`;
  * else N seats in one section (adjacent rows). Never split across sections.
  * The bitmap is read once and searched in Lua. Rows are read from hints (per level and N, the
  * first row that may have N adjacent free seats; per level, the first that may have any) 32 at a
- * time, only as far as the search goes. Its rules are
- * stated again, plainly, in ./hold.test.ts, which checks this script against them on random
- * levels, with holds and releases in between.
+ * time, only as far as the search goes. Its rules are stated again, plainly, in ./hold.test.ts,
+ * which checks this script against them on random levels, with holds and releases in between.
  * KEYS: meta free owner fan holds holdKey rowHint rows [slots]. ARGV: holdId fanId expiresMs limit slotPosition N
  * → {'OK', ordinal…} | {'NOT_ENOUGH', freeInLevel} | {'NOT_TOGETHER', largestGroup} | {'FAN_LIMIT', current} | {'NOT_READY'} | {'NO_SLOT'}
  */

@@ -109,12 +109,7 @@ export async function rebuildInventory(db: Db, eventId: string, opts: { keepInFl
             .where(and(eq(orders.eventId, eventId), sql`${orders.createdAt} >= now() - make_interval(secs => ${(keepInFlightMs + 60_000) / 1000})`))
         ).map((o) => o.holdId)
       : [];
-  const live = await db
-    .select({ ordinal: seats.ordinal, status: lineItems.status, holdId: orders.holdId, fanId: orders.fanId, expires: orders.holdExpiresAt })
-    .from(lineItems)
-    .innerJoin(orders, eq(lineItems.orderId, orders.id))
-    .innerJoin(seats, eq(lineItems.seatId, seats.id))
-    .where(and(eq(lineItems.eventId, eventId), inArray(lineItems.status, ["held", "sold"])));
+  const live = await liveSeats(db, eventId);
 
   const bytes = new Uint8Array(Math.ceil(ev.capacity / 8));
   const claimed = new Set(live.map((l) => l.ordinal));
@@ -124,15 +119,11 @@ export async function rebuildInventory(db: Db, eventId: string, opts: { keepInFl
     bytes[s.ordinal >> 3]! |= 0x80 >> (s.ordinal & 7);
     free++;
   }
-  const holds = new Map<string, { id: string; fan: string; seats: number[]; expires: number; status: "held" | "sold" }>();
+  const holds = holdsOf(live);
   const fans = new Map<string, number>();
   const owner: [number, string][] = [];
   for (const l of live) {
-    const status = l.status === "sold" ? "sold" : "held";
-    owner.push([l.ordinal, `${status === "sold" ? "s" : "h"}:${l.holdId}`]);
-    const h = holds.get(l.holdId) ?? { id: l.holdId, fan: l.fanId, seats: [], expires: l.expires.getTime(), status };
-    h.seats.push(l.ordinal);
-    holds.set(l.holdId, h);
+    owner.push([l.ordinal, `${l.status === "sold" ? "s" : "h"}:${l.holdId}`]);
     fans.set(l.fanId, (fans.get(l.fanId) ?? 0) + 1);
   }
 
@@ -207,20 +198,32 @@ async function replayChangesSinceSnapshot(db: Db, eventId: string, snapshot: { i
     }
   }
   for (let i = 0; i < freed.length; i += 1_000) {
-    const heldAgain = await db
-      .select({ ordinal: seats.ordinal, status: lineItems.status, holdId: orders.holdId, fanId: orders.fanId, expires: orders.holdExpiresAt })
-      .from(lineItems)
-      .innerJoin(orders, eq(lineItems.orderId, orders.id))
-      .innerJoin(seats, eq(lineItems.seatId, seats.id))
-      .where(and(eq(lineItems.eventId, eventId), inArray(lineItems.status, ["held", "sold"]), inArray(seats.ordinal, freed.slice(i, i + 1_000))));
-    const byHold = new Map<string, { id: string; fan: string; expires: number; status: "held" | "sold"; seats: number[] }>();
-    for (const l of heldAgain) {
-      const h = byHold.get(l.holdId) ?? { id: l.holdId, fan: l.fanId, expires: l.expires.getTime(), status: l.status === "sold" ? "sold" : "held", seats: [] };
-      h.seats.push(l.ordinal);
-      byHold.set(l.holdId, h);
-    }
-    for (const h of byHold.values()) await adoptInRedis(eventId, h);
+    for (const h of holdsOf(await liveSeats(db, eventId, freed.slice(i, i + 1_000))).values()) await adoptInRedis(eventId, h);
   }
+}
+
+/** One live (held or sold) seat of an event as Postgres has it, with its order's hold. */
+type LiveSeat = { ordinal: number; status: string; holdId: string; fanId: string; expires: Date };
+
+/** The event's live seats (held or sold line items), or only those among `ordinals`. */
+function liveSeats(db: Db, eventId: string, ordinals?: number[]): Promise<LiveSeat[]> {
+  return db
+    .select({ ordinal: seats.ordinal, status: lineItems.status, holdId: orders.holdId, fanId: orders.fanId, expires: orders.holdExpiresAt })
+    .from(lineItems)
+    .innerJoin(orders, eq(lineItems.orderId, orders.id))
+    .innerJoin(seats, eq(lineItems.seatId, seats.id))
+    .where(and(eq(lineItems.eventId, eventId), inArray(lineItems.status, ["held", "sold"]), ordinals ? inArray(seats.ordinal, ordinals) : undefined));
+}
+
+/** Live seats grouped into their holds: fan, expiry (ms since the epoch), held or sold, ordinals. */
+function holdsOf(live: LiveSeat[]): Map<string, { id: string; fan: string; seats: number[]; expires: number; status: "held" | "sold" }> {
+  const holds = new Map<string, { id: string; fan: string; seats: number[]; expires: number; status: "held" | "sold" }>();
+  for (const l of live) {
+    const h = holds.get(l.holdId) ?? { id: l.holdId, fan: l.fanId, seats: [], expires: l.expires.getTime(), status: l.status === "sold" ? "sold" : "held" };
+    h.seats.push(l.ordinal);
+    holds.set(l.holdId, h);
+  }
+  return holds;
 }
 
 /** Keys matching a glob pattern (hash-tag braces are escaped for MATCH). */

@@ -71,7 +71,6 @@ describe("Redis drift", () => {
     expect([...(await redisMismatchSet(db(), eventId))]).toEqual([]);
   });
 
-
   it("a lasting contradiction is rebuilt away", async () => {
     const eventId = await showWithAHold();
     await redis().setbit(inventoryKeys(eventId).free, 5, 1); // the held seat looks free in Redis
