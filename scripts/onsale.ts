@@ -179,8 +179,9 @@ async function analyzeLikeAutovacuum(): Promise<void> {
 
 // ---------- setup ----------
 const tStart = Date.now();
-// Peak resident memory of every process of the run (app instances, door, worker, Redis, Postgres, this simulator).
-const memory = (await import("./lib/peak-rss")).watchPeakRss();
+// Peak resident memory and CPU time of every process of the run (app instances, door, worker, Redis, Postgres, this simulator).
+const usage = await import("./lib/process-usage");
+const memory = usage.watchProcesses();
 if (cfg.outage && cfg.url) throw new Error("--outage needs the simulator's own server (no --url): it breaks that server's dependencies");
 const doorUrl = cfg.url || cfg.noDoor ? undefined : `http://127.0.0.1:${cfg.doorPort}`;
 const deps = cfg.url ? undefined : await prepareOwnServer({ baseUrls, port: cfg.port, build: cfg.build, reconcileEveryMs: RECONCILE_EVERY_MS, log, outage: cfg.outage, doorUrl });
@@ -288,6 +289,9 @@ let tick = 0;
 // nothing is held any more, so the end takes seconds.)
 const endAllowanceMs = (10 + cfg.holdMinutes * 60 + 20 + RECONCILE_EVERY_MS / 1000 + 10) * 1000;
 const budgetAt = cfg.budget > 0 ? tStart + cfg.budget * 1000 - endAllowanceMs : Infinity;
+// CPU by process during the sale (from the on-sale to the stop): what the shop spent per sold seat.
+let cpuAtOnSale: import("./lib/process-usage").CpuSeconds | null = null;
+setTimeout(() => void memory.sample().then(() => (cpuAtOnSale = memory.cpu())), Math.max(0, onSaleAt - Date.now())).unref();
 const deadline = Math.min(cfg.timeLimit > 0 ? onSaleAt + cfg.timeLimit * 1000 : Infinity, budgetAt);
 /**
  * The time limit's last call: seats free right at the limit (a hold that had just run out, swept
@@ -361,6 +365,9 @@ while (!stopped) {
   }
 }
 const saleEndedAt = Date.now();
+await memory.sample();
+const cpuDuringSale = usage.cpuBetween(cpuAtOnSale ?? {}, memory.cpu());
+const soldDuringSale = sold;
 if (!soldOutAt) log(`time limit reached with ${sold}/${capacity} sold`);
 else log(`every fan who clicked has had the door's answer ${((saleEndedAt - soldOutAt) / 1000).toFixed(1)} s after the sell-out${owedAnswers() > 0 ? ` — except ${owedAnswers().toLocaleString("en")}, at the time limit` : ""}`);
 await Promise.race([Promise.all(lives), sleep(10_000)]); // requests still in flight after that are abandoned, as by fans closing the page
@@ -472,6 +479,26 @@ const originStatus = {
   perSecondDuringSale: Math.round((inSale.reduce((n, [, r]) => n + r, 0) / Math.max(1, saleSeconds)) * 10) / 10,
   peakPerSecond: originSeconds.reduce((m, [, r]) => Math.max(m, r), 0),
 };
+/**
+ * CPU seconds by process during the sale and over the whole run, and the shop's share per sold
+ * seat: the shop is the app instances, the worker, Postgres and Redis (the door and the
+ * simulator's processes are not). `seatsPerShopCpuSecond` is seats sold per second per core
+ * of the shop's tiers (issue 15's "seats sold per second per core").
+ */
+function cpuReport() {
+  const round = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, Math.round(v * 10) / 10]));
+  const shopNames = (k: string) => k.startsWith("app ") || k === "worker" || k === "postgres" || k.startsWith("redis-server");
+  const shopCpu = Object.entries(cpuDuringSale).reduce((n, [k, v]) => n + (shopNames(k) ? v : 0), 0);
+  return {
+    duringSaleSeconds: round(cpuDuringSale),
+    wholeRunSeconds: round(memory.cpu()),
+    saleSeconds: Math.round((saleEndedAt - onSaleAt) / 100) / 10,
+    soldDuringSale,
+    shopCpuSecondsDuringSale: Math.round(shopCpu * 10) / 10,
+    shopCpuMsPerSoldSeat: soldDuringSale > 0 ? Math.round((shopCpu * 1000) / soldDuringSale) : null,
+    seatsPerShopCpuSecond: shopCpu > 0 ? Math.round((soldDuringSale / shopCpu) * 100) / 100 : null,
+  };
+}
 const report = {
   ok,
   originStatus,
@@ -486,6 +513,7 @@ const report = {
   converged,
   totalSeconds: Math.round((Date.now() - tStart) / 1000),
   peakRssMiB: memory.stop(),
+  cpu: cpuReport(),
   violations,
   invariants,
   fairness,
@@ -554,6 +582,10 @@ for (const o of outageReports) {
   );
 }
 console.log(`fates: ${JSON.stringify(fates)}; counters: ${JSON.stringify(finalCounters)}`);
+console.log(
+  `CPU during the sale (s, ${report.cpu.saleSeconds} s of sale): ${Object.entries(report.cpu.duringSaleSeconds).map(([k, v]) => `${k} ${v}`).join(", ")}; ` +
+    `the shop (apps, worker, Postgres, Redis) ${report.cpu.shopCpuSecondsDuringSale} s for ${report.cpu.soldDuringSale} seats sold: ${report.cpu.shopCpuMsPerSoldSeat ?? "–"} ms a seat, ${report.cpu.seatsPerShopCpuSecond ?? "–"} seats per core-second`,
+);
 console.log(`peak RSS (MiB): ${Object.entries(report.peakRssMiB).map(([k, v]) => `${k} ${v}`).join(", ")}; whole run ${report.totalSeconds} s`);
 if (cfg.json) {
   mkdirSync(dirname(cfg.json), { recursive: true }); // test-results/ does not exist on a fresh clone
