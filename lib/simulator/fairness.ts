@@ -9,14 +9,42 @@ import { fifoViolations, isPermutation, rhoBound, spearman, type FairnessReport,
 import { queueKeys } from "@/lib/waiting-room/keys";
 
 /**
+ * Read in chunks: a reference-case run holds ~200,000 pre-queue fans and ~300,000 positions,
+ * and one ZRANGE 0 -1 or HGETALL of that size outlasted the client's deadline on a loaded
+ * machine (the 1,000,000-fan run of 2026-12-03 lost its fairness check to it).
+ */
+const CHUNK = 10_000;
+
+/** The pre-queue's members in draw order (ZRANGE by index, {@link CHUNK} at a time). */
+async function preQueueOrder(key: string): Promise<string[]> {
+  const out: string[] = [];
+  for (let from = 0; ; from += CHUNK) {
+    const part = (await redis().zrange<string[]>(key, from, from + CHUNK - 1)) ?? [];
+    out.push(...part.map(String));
+    if (part.length < CHUNK) return out;
+  }
+}
+
+/** Every later fan's position (HSCAN, about {@link CHUNK} fields a call). */
+async function positions(key: string): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  let cursor: string | number = 0;
+  do {
+    const [next, flat]: [string | number, (string | number)[]] = await redis().hscan(key, cursor, { count: CHUNK });
+    for (let k = 0; k + 1 < flat.length; k += 2) out.set(String(flat[k]), Number(flat[k + 1]));
+    cursor = next;
+  } while (String(cursor) !== "0");
+  return out;
+}
+
+/**
  * The fairness report of one run.
  * @param preJoins pre-queue joins (fan, when the join answered, ms); @param laterJoins joins after the on-sale.
  */
 export async function fairnessOf(eventId: string, preJoins: { fanId: string; doneAt: number }[], laterJoins: (TimedJoin & { fanId: string })[]): Promise<FairnessReport> {
   const [, preKey, posKey] = queueKeys(eventId);
-  const preMembers = (await redis().zrange<string[]>(preKey!, 0, -1)) ?? [];
-  const prePos = new Map(preMembers.map((id, k) => [id, k + 1]));
-  const laterPos = new Map(Object.entries((await redis().hgetall<Record<string, string | number>>(posKey!)) ?? {}).map(([k, v]) => [k, Number(v)]));
+  const prePos = new Map((await preQueueOrder(preKey!)).map((id, k) => [id, k + 1]));
+  const laterPos = await positions(posKey!);
   const preWithPos = [...preJoins].sort((a, b) => a.doneAt - b.doneAt).filter((p) => prePos.has(p.fanId));
   const laterValues = [...laterPos.values()];
   return {
