@@ -300,7 +300,10 @@ return {'OK', tostring(claimed)}
  * Postgres a moment later, so the snapshot cannot know them yet. Dropping them would
  * leave seats that Redis calls free while Postgres is about to call them held (every
  * later claim of them fails on I1).
- * → {'OK', kept}
+ * → {'OK', kept, dropped}: `dropped` is a JSON array of the holds in flight that could not
+ * be kept because a seat of theirs is not free in the snapshot ({id, fan, seats, expires}):
+ * the snapshot may give that seat to a hold that has ended since (the fan cancelled, then held
+ * it again), and the caller's replay frees it; it then gives these holds their seats back.
  * The bitmap arrives as hex and is turned into bytes here, inside Redis, because
  * neither transport carries binary values safely.
  */
@@ -339,7 +342,7 @@ for _, r in ipairs(d.rows) do
   redis.call('DEL', key)
   if #r[2] > 0 then redis.call('RPUSH', key, unpack(r[2])) end
 end
-local kept = 0
+local kept, dropped = 0, {}
 for _, h in ipairs(inFlight) do
   local list, free_ = {}, true
   for o in string.gmatch(h[3], '%d+') do
@@ -355,10 +358,12 @@ for _, h in ipairs(inFlight) do
     redis.call('ZADD', holds, h[4], h[1])
     redis.call('HINCRBY', fan, h[2], #list)
     kept = kept + 1
+  elseif #list > 0 then
+    dropped[#dropped + 1] = {id = h[1], fan = h[2], seats = h[3], expires = h[4]}
   end
 end
 redis.call('HSET', meta, 'ready', '1', 'capacity', d.capacity, 'builtAt', ARGV[4])
-return {'OK', tostring(kept)}
+return {'OK', tostring(kept), #dropped > 0 and cjson.encode(dropped) or '[]'}
 `;
 
 /**

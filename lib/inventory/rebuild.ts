@@ -159,11 +159,18 @@ export async function rebuildInventory(db: Db, eventId: string, opts: { keepInFl
     rows: rowLists,
     stale,
   };
-  const [, kept] = await rebuildScript().exec(
+  const [, kept, dropped] = await rebuildScript().exec(
     [k.meta, k.free, k.owner, k.fan, k.holds, k.rowHint],
     [JSON.stringify({ ...payload, known }), holdKey(eventId, ""), rowsKey(eventId, ""), String(Date.now()), ...(keepInFlightMs > 0 ? [String(keepInFlightMs)] : [])],
   );
-  await replayChangesSinceSnapshot(db, eventId, [...holds.values()]);
+  const droppedInFlight = (JSON.parse(String(dropped ?? "[]")) as { id: string; fan: string; seats: string; expires: string | number }[]).map((h) => ({
+    id: h.id,
+    fan: h.fan,
+    expires: Number(h.expires),
+    status: "held" as const,
+    seats: String(h.seats).split(",").filter(Boolean).map(Number),
+  }));
+  await replayChangesSinceSnapshot(db, eventId, [...holds.values()], droppedInFlight);
   const sold = live.filter((l) => l.status === "sold").length;
   return { eventId, capacity: ev.capacity, free, held: live.length - sold, sold, holds: [...holds.values()].filter((h) => h.status === "held").length, inFlightKept: Number(kept ?? 0) };
 }
@@ -177,8 +184,18 @@ export async function rebuildInventory(db: Db, eventId: string, opts: { keepInFl
  * that newer hold from Redis (its seat belonged to the ended hold in the snapshot), so Postgres
  * holds the seat while Redis would now call it free — a seat two fans could claim. The freed
  * seats' live holds are therefore read from Postgres and given their seats back (adoptInRedis).
+ * So are the holds in flight the script dropped because the snapshot gave a seat of theirs to
+ * an ended hold (`droppedInFlight`, from Redis's own record): their orders may commit only after
+ * the Postgres read above, and would otherwise hold seats Redis calls free (found by the
+ * reconcile race test under CI's load: a fan cancelled and held the same seat again during a
+ * rebuild). A dropped hold whose order then fails is released by the hold path as any other.
  */
-async function replayChangesSinceSnapshot(db: Db, eventId: string, snapshot: { id: string; status: "held" | "sold"; seats: number[] }[]): Promise<void> {
+async function replayChangesSinceSnapshot(
+  db: Db,
+  eventId: string,
+  snapshot: { id: string; status: "held" | "sold"; seats: number[] }[],
+  droppedInFlight: { id: string; fan: string; expires: number; status: "held"; seats: number[] }[] = [],
+): Promise<void> {
   const freed: number[] = [];
   for (let i = 0; i < snapshot.length; i += 1_000) {
     const part = snapshot.slice(i, i + 1_000);
@@ -200,6 +217,7 @@ async function replayChangesSinceSnapshot(db: Db, eventId: string, snapshot: { i
   for (let i = 0; i < freed.length; i += 1_000) {
     for (const h of holdsOf(await liveSeats(db, eventId, freed.slice(i, i + 1_000))).values()) await adoptInRedis(eventId, h);
   }
+  for (const h of droppedInFlight) await adoptInRedis(eventId, h);
 }
 
 /** One live (held or sold) seat of an event as Postgres has it, with its order's hold. */
