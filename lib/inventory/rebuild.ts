@@ -188,7 +188,12 @@ export async function rebuildInventory(db: Db, eventId: string, opts: { keepInFl
  * an ended hold (`droppedInFlight`, from Redis's own record): their orders may commit only after
  * the Postgres read above, and would otherwise hold seats Redis calls free (found by the
  * reconcile race test under CI's load: a fan cancelled and held the same seat again during a
- * rebuild). A dropped hold whose order then fails is released by the hold path as any other.
+ * rebuild). Only seats that are free and nobody's are claimed. A dropped hold whose order
+ * fails after this is released by the hold path as any other; one whose order failed between
+ * the script and this step (its release found no hold to release) is claimed for nobody's
+ * order, and stays until drift repair rebuilds it away once it is older than the in-flight
+ * window, or until its expiry sweep — the window and outcome of a hold in flight kept by the
+ * script itself.
  */
 async function replayChangesSinceSnapshot(
   db: Db,
