@@ -191,9 +191,9 @@ export async function rebuildInventory(db: Db, eventId: string, opts: { keepInFl
  * rebuild). Only seats that are free and nobody's are claimed. A dropped hold whose order
  * fails after this is released by the hold path as any other; one whose order failed between
  * the script and this step (its release found no hold to release) is claimed for nobody's
- * order, and stays until drift repair rebuilds it away once it is older than the in-flight
- * window, or until its expiry sweep — the window and outcome of a hold in flight kept by the
- * script itself.
+ * order, and stays until reconciliation's drift repair rebuilds it away once it is older than
+ * the in-flight window (a leak, as for a hold in flight the script kept and whose order never
+ * came: lib/reconciliation/reconcile.test.ts "a hold in flight … is not drift").
  */
 async function replayChangesSinceSnapshot(
   db: Db,
