@@ -7,7 +7,15 @@ import { AppError } from "@/lib/errors";
 
 /** One or more requested seats were just taken by someone else (409 `seat_taken`). */
 export class SeatsTakenError extends AppError {
-  constructor(readonly ordinals: number[]) {
+  /**
+   * @param ordinals the requested seats that are not free.
+   * @param unowned those of them no hold owns (Redis's answer): not free and nobody's means not on
+   *   sale in this show (withheld, or not one of its seats). Omitted: unknown, any may be.
+   */
+  constructor(
+    readonly ordinals: number[],
+    readonly unowned: number[] = ordinals,
+  ) {
     super(
       "conflict",
       "seat_taken",

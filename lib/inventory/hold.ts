@@ -44,7 +44,8 @@ const scripts = () => ({
 /**
  * Claims seats in Redis, all or nothing.
  * @returns the held ordinals, ascending.
- * @throws {SeatsTakenError} a requested seat is not free (or not on sale — the caller tells which);
+ * @throws {SeatsTakenError} a requested seat is not free; its `unowned` ordinals are not held by anyone, so they
+ *   may not be on sale in this show (the caller asks Postgres which);
  *   {NotEnoughSeatsError}; {FanLimitError}; {InventoryNotReadyError} when Redis has no inventory for the event;
  *   {SlotEndedError} when `slot` is given and no longer running.
  */
@@ -63,7 +64,11 @@ export async function holdInRedis(input: RedisHoldInput): Promise<number[]> {
     case "OK":
       return rest.map(Number).sort((a, b) => a - b);
     case "TAKEN":
-      throw new SeatsTakenError(rest.map(Number));
+      // '?<ordinal>': no hold owns the seat (HOLD_SEATS), so it may not be on sale in this show at all.
+      throw new SeatsTakenError(
+        rest.map((o) => Number(o.replace("?", ""))),
+        rest.filter((o) => o.startsWith("?")).map((o) => Number(o.slice(1))),
+      );
     case "FAN_LIMIT":
       throw new FanLimitError(perFanLimit, Number(rest[0]));
     case "NOT_ENOUGH":

@@ -60,6 +60,8 @@ return reply
  * Hold explicit seats, all or nothing.
  * KEYS: meta free owner fan holds holdKey rowHint [slots]. ARGV: holdId fanId expiresMs limit slotPosition ordinal…
  * → {'OK', ordinal…} | {'TAKEN', ordinal…} | {'FAN_LIMIT', current} | {'NOT_READY'} | {'NO_SLOT'} | {'DUPLICATE_HOLD'}
+ * A TAKEN ordinal that no hold owns is sent as '?<ordinal>': the seat is not on sale in this show
+ * (not one of its seats, or withheld), which only Postgres can tell apart; an owned one is plainly taken.
  */
 export const HOLD_SEATS = `${PROLOGUE}
 local picked = {}
@@ -67,7 +69,9 @@ for i = 6, #ARGV do picked[#picked + 1] = tonumber(ARGV[i]) end
 if current + #picked > limit then return {'FAN_LIMIT', tostring(current)} end
 local taken = {'TAKEN'}
 for _, o in ipairs(picked) do
-  if redis.call('GETBIT', free, o) == 0 then taken[#taken + 1] = tostring(o) end
+  if redis.call('GETBIT', free, o) == 0 then
+    taken[#taken + 1] = (redis.call('HEXISTS', owner, o) == 1 and '' or '?') .. o
+  end
 end
 if #taken > 1 then return taken end
 ${CLAIM}`;

@@ -260,10 +260,19 @@ describe("bad input gets a clear error and changes nothing", () => {
     const unknownSeat = await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [49, 50, 5000] } }).catch((e: unknown) => e);
     expect(unknownSeat).toBeInstanceOf(UnknownSeatError);
     expect((unknownSeat as UnknownSeatError).seats).toEqual([50, 5000]);
+    // A seat another fan holds is plainly taken (Redis names its owner, no Postgres read); only the seat nobody owns is checked.
+    const [holder] = await makeFans(db(), 1);
+    await placeOrder(db(), { eventId: show.eventId, fanId: holder!, request: { kind: "seats", ordinals: [10] } });
+    const taken = await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [10, 11] } }).catch((e: unknown) => e);
+    expect(taken).toBeInstanceOf(SeatsTakenError);
+    expect(taken).toMatchObject({ ordinals: [10], unowned: [] });
+    const mixed = await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [10, 5000] } }).catch((e: unknown) => e);
+    expect((mixed as UnknownSeatError).seats).toEqual([5000]);
     const foreignLevel = await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "best", priceLevelId: otherLevel!.id, quantity: 1 } }).catch((e: unknown) => e);
     expect((foreignLevel as AppError).status).toBe(400);
-    expect(await liveSeats(show.eventId)).toBe(0);
+    expect(await liveSeats(show.eventId)).toBe(1); // the holder's seat 10
     expect(await redis().getbit(inventoryKeys(show.eventId).free, 49)).toBe(1);
+    expect(await redis().getbit(inventoryKeys(show.eventId).free, 11)).toBe(1);
   });
 
   it("refuses holds before the on-sale", async () => {

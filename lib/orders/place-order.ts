@@ -231,16 +231,20 @@ async function replay(db: Db, earlier: { id: string; eventId: string }, eventId:
   };
 }
 
-/** A TAKEN reply may name seats that are simply not for sale in this show: say which. */
+/**
+ * A TAKEN reply may name seats that are simply not for sale in this show: say which. Only seats no
+ * hold owns can be (Redis says which, {@link SeatsTakenError.unowned}): a seat taken by another fan —
+ * nearly every refusal in an on-sale — costs no Postgres read.
+ */
 async function explainTaken(db: Db, eventId: string, venueId: string, error: unknown): Promise<unknown> {
-  if (!(error instanceof SeatsTakenError)) return error;
+  if (!(error instanceof SeatsTakenError) || error.unowned.length === 0) return error;
   const known = await db
     .select({ ordinal: seats.ordinal })
     .from(eventSeats)
     .innerJoin(seats, eq(eventSeats.seatId, seats.id))
-    .where(and(eq(eventSeats.eventId, eventId), eq(seats.venueId, venueId), inArray(seats.ordinal, error.ordinals)));
+    .where(and(eq(eventSeats.eventId, eventId), eq(seats.venueId, venueId), inArray(seats.ordinal, error.unowned)));
   const knownSet = new Set(known.map((k) => k.ordinal));
-  const unknown = error.ordinals.filter((o) => !knownSet.has(o));
+  const unknown = error.unowned.filter((o) => !knownSet.has(o));
   return unknown.length > 0 ? new UnknownSeatError(unknown) : error;
 }
 
