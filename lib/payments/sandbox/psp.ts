@@ -197,6 +197,20 @@ async function readGlobalOverrides(ex: Executor): Promise<SandboxFaultOverrides>
   return readFaultOverrides(row?.faults);
 }
 
+/**
+ * The global knobs as one more column of a checkout's select (a scalar subquery on the single
+ * settings row): the PSP actions of an on-sale read their checkout and the knobs in one
+ * statement, not two (BENCHMARKS.md, "Where Postgres waits during an on-sale").
+ */
+const globalFaultsField = dsql`(select ${sandboxSettings.faults} from ${sandboxSettings} where ${sandboxSettings.id} = 1)`.mapWith(sandboxSettings.faults);
+
+/** One checkout by id with the global knobs, optionally locked `FOR UPDATE`; null when there is none. */
+async function checkoutWithGlobals(ex: Executor, checkoutId: string, lock: boolean): Promise<{ checkout: SandboxCheckout; globalOverrides: SandboxFaultOverrides } | null> {
+  const query = ex.select({ checkout: sandboxCheckouts, globals: globalFaultsField }).from(sandboxCheckouts).where(eq(sandboxCheckouts.id, checkoutId));
+  const [row] = await (lock ? query.for("update") : query);
+  return row ? { checkout: row.checkout, globalOverrides: readFaultOverrides(row.globals) } : null;
+}
+
 function parseOverrides(input: unknown): SandboxFaultOverrides {
   const parsed = sandboxFaultOverridesSchema.safeParse(input);
   if (!parsed.success) throw new SandboxPspError("invalid_request", describeFaultsError(parsed.error));
@@ -245,8 +259,9 @@ export async function setCheckoutFaults(checkoutId: string, input: SandboxFaultO
  * @throws {SandboxPspError} `not_found`
  */
 export async function effectiveFaults(checkoutId: string): Promise<SandboxFaults> {
-  const checkout = await retrieve(checkoutId);
-  return mergeFaults(await readGlobalOverrides(db()), readFaultOverrides(checkout.faults));
+  const found = await checkoutWithGlobals(db(), checkoutId, false);
+  if (!found) throw notFound(checkoutId);
+  return mergeFaults(found.globalOverrides, readFaultOverrides(found.checkout.faults));
 }
 
 // ─── Checkouts ────────────────────────────────────────────────────────────────
@@ -350,6 +365,13 @@ async function lockCheckout(tx: Tx, checkoutId: string): Promise<SandboxCheckout
   return row;
 }
 
+/** {@link lockCheckout} with the global knobs read in the same statement. @throws {SandboxPspError} `not_found` */
+async function lockCheckoutWithGlobals(tx: Tx, checkoutId: string): Promise<{ checkout: SandboxCheckout; globalOverrides: SandboxFaultOverrides }> {
+  const found = await checkoutWithGlobals(tx, checkoutId, true);
+  if (!found) throw notFound(checkoutId);
+  return found;
+}
+
 /** Guarded transition: `UPDATE … WHERE id AND status = expected`, then the webhook event, in the caller's transaction. */
 async function transition(
   tx: Tx,
@@ -394,8 +416,10 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * @throws {SandboxPspError} `not_found`
  */
 export async function approve(checkoutId: string, opts: { now?: Date } = {}): Promise<SandboxActionResult> {
-  const current = await retrieve(checkoutId);
-  const faults = mergeFaults(await readGlobalOverrides(db()), readFaultOverrides(current.faults));
+  const found = await checkoutWithGlobals(db(), checkoutId, false);
+  if (!found) throw notFound(checkoutId);
+  const current = found.checkout;
+  const faults = mergeFaults(found.globalOverrides, readFaultOverrides(current.faults));
   const closed = current.status !== "open" && !(faults.captureAfterExpiry && (current.status === "expired" || current.status === "cancelled"));
   if (closed) return { outcome: "unchanged", checkout: current };
 
@@ -428,9 +452,8 @@ export async function approve(checkoutId: string, opts: { now?: Date } = {}): Pr
  */
 export async function decline(checkoutId: string, opts: { now?: Date } = {}): Promise<SandboxActionResult> {
   const at = opts.now ?? new Date();
-  const globalOverrides = await readGlobalOverrides(db());
   return db().transaction(async (tx) => {
-    const c = await lockCheckout(tx, checkoutId);
+    const { checkout: c, globalOverrides } = await lockCheckoutWithGlobals(tx, checkoutId);
     if (c.status !== "open") return { outcome: "unchanged", checkout: c };
     const faults = mergeFaults(globalOverrides, readFaultOverrides(c.faults));
     if (isPastExpiry(c, at)) return { outcome: "expired", checkout: await expireOrCancel(tx, c, "expired", faults, at) };
@@ -439,9 +462,8 @@ export async function decline(checkoutId: string, opts: { now?: Date } = {}): Pr
 }
 
 async function close(checkoutId: string, status: "expired" | "cancelled", at: Date): Promise<SandboxActionResult> {
-  const globalOverrides = await readGlobalOverrides(db());
   return db().transaction(async (tx) => {
-    const c = await lockCheckout(tx, checkoutId);
+    const { checkout: c, globalOverrides } = await lockCheckoutWithGlobals(tx, checkoutId);
     if (c.status !== "open") return { outcome: "unchanged", checkout: c };
     const faults = mergeFaults(globalOverrides, readFaultOverrides(c.faults));
     return { outcome: status, checkout: await expireOrCancel(tx, c, status, faults, at) };
@@ -512,9 +534,14 @@ export async function refund(
 ): Promise<{ refundId: string; checkout: SandboxCheckout }> {
   if (!idempotencyKey) throw new SandboxPspError("invalid_request", "idempotencyKey is required");
   const at = opts.now ?? new Date();
-  const globalOverrides = await readGlobalOverrides(db());
   return db().transaction(async (tx) => {
-    const [c] = await tx.select().from(sandboxCheckouts).where(eq(sandboxCheckouts.paymentId, paymentId)).for("update");
+    const [row] = await tx
+      .select({ checkout: sandboxCheckouts, globals: globalFaultsField })
+      .from(sandboxCheckouts)
+      .where(eq(sandboxCheckouts.paymentId, paymentId))
+      .for("update");
+    const c = row?.checkout;
+    const globalOverrides = readFaultOverrides(row?.globals);
     if (!c) throw new SandboxPspError("not_found", `No sandbox payment ${paymentId}`);
     if (opts.currency !== undefined && opts.currency !== c.currency) {
       throw new SandboxPspError("invalid_request", `Payment ${paymentId} is in ${c.currency}, not ${opts.currency}`);
