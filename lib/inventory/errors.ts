@@ -25,8 +25,18 @@ export class SeatsTakenError extends AppError {
   }
 }
 
-/** Not enough free seats, or none together, in the price level (409 `not_enough` / `not_together`). */
+/**
+ * Not enough free seats, or none together, in the price level (409 `not_enough` / `not_together`).
+ * The body carries `requested` and `bestGroup` (the most seats one hold could get there now: free
+ * seats for `not_enough`, the largest group together for `not_together`; 0 = sold out), so a
+ * client can offer that many at once instead of guessing down one seat at a time.
+ */
 export class NotEnoughSeatsError extends AppError {
+  /**
+   * @param requested seats asked for
+   * @param bestGroup the most seats one hold could get in the level now (see above)
+   * @param together whether the request wanted seats side by side (`not_together`)
+   */
   constructor(
     readonly requested: number,
     readonly bestGroup: number,
@@ -40,7 +50,7 @@ export class NotEnoughSeatsError extends AppError {
         : bestGroup === 0
           ? "This price level is sold out."
           : `Only ${bestGroup} seat${bestGroup === 1 ? "" : "s"} left at this price.`,
-      { params: { requested, bestGroup } },
+      { params: { requested, bestGroup }, details: { requested, bestGroup } },
     );
   }
 }

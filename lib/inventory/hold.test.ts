@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { adoptInRedis, holdInRedis, readHold, releaseInRedis } from "@/lib/inventory/hold";
 import { holdKey, inventoryKeys, rowsKey } from "@/lib/inventory/keys";
 import { NotEnoughSeatsError } from "@/lib/inventory/errors";
+import { toErrorBody } from "@/lib/errors";
 import { closeRedis, redis } from "@/lib/redis";
 
 afterAll(closeRedis);
@@ -109,6 +110,8 @@ describe("best available in Redis", () => {
             (picked) => ({ picked }),
             (e: unknown) => {
               if (!(e instanceof NotEnoughSeatsError)) throw e;
+              // The answer's body carries the same counts, for clients that offer "hold N instead".
+              expect(toErrorBody(e, "req_test")).toMatchObject({ code: e.code, requested: n, bestGroup: e.bestGroup });
               return e.code === "not_together" ? { notTogether: e.bestGroup } : { notEnough: e.bestGroup };
             },
           );

@@ -362,6 +362,11 @@ export function createSale(setup: SaleSetup): Sale {
       await pause(Math.max(1, Number(r.headers["retry-after"] ?? 2)) * 1000 * rand(0.75, 1.25));
       return trouble < 30;
     };
+    // What the refusals told this fan (the body's `bestGroup`, as the panel's message says it):
+    // the level to try again with fewer seats, and levels sold out a moment ago, which the fan
+    // leaves alone for a few seconds even while a cached seat map still shows them free.
+    let again = -1;
+    const soldOutUntil = new Map<number, number>();
     for (let attempt = 0; attempt < 8 && !stopped; attempt++) {
       const av = await client.cachedGet<Availability>(`/api/events/${eventId}/availability`, edge, "availability");
       if (av.status !== 200) {
@@ -375,8 +380,14 @@ export function createSale(setup: SaleSetup): Sale {
         await pause(rand(2_000, 4_000)); // "no seats right now": held seats may come back
         continue;
       }
-      qty = Math.min(qty, Math.max(...freeByLevel));
-      const level = pickLevel(freeByLevel, qty);
+      const seen = freeByLevel.map((free, l) => ((soldOutUntil.get(l) ?? 0) > Date.now() ? 0 : free));
+      if (seen.every((free) => free === 0)) {
+        await pause(rand(2_000, 4_000));
+        continue;
+      }
+      qty = Math.min(qty, Math.max(...seen));
+      const level = again >= 0 && seen[again]! >= qty ? again : pickLevel(seen, qty);
+      again = -1;
       if (level < 0) continue;
       const ordinals = map ? mapPick(bytes, level, qty) : null;
       const body = ordinals ? { kind: "seats", ordinals } : { kind: "best", priceLevelId: levels[level]!.id, quantity: qty };
@@ -401,7 +412,13 @@ export function createSale(setup: SaleSetup): Sale {
       if (r.status === 429) await pause(Number(r.headers["retry-after"] ?? 1) * 1000);
       else if (r.status === 409) {
         map = false; // someone was faster: let the server pick
-        if (r.body?.code === "not_together" || r.body?.code === "not_enough") qty = Math.max(1, qty - 1);
+        if (r.body?.code === "not_together" || r.body?.code === "not_enough") {
+          const best = Number((r.body as { bestGroup?: unknown }).bestGroup);
+          if (best > 0) [qty, again] = [Math.min(qty - 1, best), level]; // "only 2 left": take those
+          else if (best === 0) soldOutUntil.set(level, Date.now() + 5_000);
+          else qty = Math.max(1, qty - 1);
+          qty = Math.max(1, qty);
+        }
         await pause(rand(300, 1_200));
       } else if (r.status === 401 || r.status === 403) return;
       else await pause(1_000);
