@@ -51,7 +51,7 @@ const USAGE = `npm run onsale -- [flags]
   --door-connections N sockets to the standalone door (64; the --connections are then all the shop's)
   --door-p99-ms N      the bound on the door's server-side join p99 (100): over it, the run fails
   --door-port N (3390) the standalone door (scripts/door.ts) serving the waiting room's paths   --no-door  Next serves them
-Env ONSALE_APP_NODE_ARGS, ONSALE_CROWD_NODE_ARGS, ONSALE_WORKER_NODE_ARGS: node flags for the app instances, the crowd process, the worker (e.g. "--cpu-prof --cpu-prof-dir=DIR").`;
+Env ONSALE_APP_NODE_ARGS, ONSALE_DOOR_NODE_ARGS, ONSALE_CROWD_NODE_ARGS, ONSALE_WORKER_NODE_ARGS: node flags for the app instances, the door, the crowd process, the worker (e.g. "--cpu-prof --cpu-prof-dir=DIR").`;
 const argv = process.argv.slice(2);
 const KNOWN = new Set(USAGE.match(/--[a-z0-9-]+/g));
 const unknown = argv.filter((a) => a.startsWith("--") && !KNOWN.has(a) && a !== "--help");

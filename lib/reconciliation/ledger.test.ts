@@ -82,6 +82,22 @@ describe("PSP → app", () => {
     expect(await redis().hget(inventoryKeys(show.eventId).owner, "6")).toBe(`s:${order.holdId}`);
   });
 
+  it("many agreeing captures whose confirms failed are all confirmed as sold in one pass (the confirms go out together)", async () => {
+    const paid = [];
+    for (const seat of [10, 11, 12, 13, 14]) paid.push(await ticketedOrder([seat]));
+    await pass();
+    for (const [i, { order }] of paid.entries()) {
+      await redis().hset(holdKey(show.eventId, order.holdId), { status: "held" });
+      await redis().hset(inventoryKeys(show.eventId).owner, { [String(10 + i)]: `h:${order.holdId}` });
+    }
+    expect((await pass()).report).toMatchObject({ entries: 5, capturesConfirmed: 0, errors: [] });
+    for (const [i, { order }] of paid.entries()) {
+      expect((await readHold(show.eventId, order.holdId))!.status).toBe("sold");
+      expect(await redis().hget(inventoryKeys(show.eventId).owner, String(10 + i))).toBe(`s:${order.holdId}`);
+    }
+    expect(await pspClean()).toEqual([0, 0, 0, 0, 0, 0]);
+  });
+
   it("a refund made in the PSP's dashboard ends the order: tickets void, seats back on sale", async () => {
     const { order, payment } = await ticketedOrder([2, 3]);
     await psp.refund(payment.providerPaymentId!, "dashboard-refund"); // the app is never told (the app ignores payment.refunded webhooks)

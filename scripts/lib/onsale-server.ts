@@ -110,7 +110,8 @@ export async function prepareOwnServer(opts: OnsaleServerOptions): Promise<Priva
   if (opts.doorUrl) {
     const port = new URL(opts.doorUrl).port;
     // The door needs Postgres only to restore a lost queue configuration and for sessions the cookie cache cannot vouch for.
-    specs.push({ name: `door ${port}`, script: "scripts/door.ts", args: ["-p", port, "-H", "127.0.0.1"], output: "stderr", env: { ...childEnv, DOOR_PORT: port, APP_URL: baseUrl, TRUSTED_PROXY_HOPS: "1", DATABASE_POOL_MAX: "3" } });
+    // ONSALE_DOOR_NODE_ARGS: node flags for the door only (e.g. "--cpu-prof --cpu-prof-dir=DIR").
+    specs.push({ name: `door ${port}`, script: "scripts/door.ts", args: ["-p", port, "-H", "127.0.0.1"], nodeArgs: (process.env.ONSALE_DOOR_NODE_ARGS ?? "").split(" ").filter(Boolean), output: "stderr", env: { ...childEnv, DOOR_PORT: port, APP_URL: baseUrl, TRUSTED_PROXY_HOPS: "1", DATABASE_POOL_MAX: "3" } });
   }
   specs.push({
     name: "worker",
