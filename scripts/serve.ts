@@ -10,6 +10,8 @@
  *  2. the edge rules (lib/http/edge.ts): malformed or control-character paths → 400, server
  *     actions from foreign origins → 403, answered with the one error model; then, with
  *     DOOR_URL set, the waiting room's paths go to the standalone door (scripts/door.ts) as they came;
+ *     in production the app's JSON routes are answered by their handlers directly, without Next's
+ *     router (the API lane, ./lib/api-lane.ts, docs/adr/0022; `API_LANE=0` leaves them to Next);
  *  3. the request runs inside a RequestScope (lib/request-scope.ts): when Next fails it
  *     with an error we understand (a dependency outage, an undecodable action payload), the
  *     500 Next was about to send becomes that error's status (503 + Retry-After, 400);
@@ -24,6 +26,7 @@
 import { randomUUID } from "node:crypto";
 import { Agent, createServer, IncomingMessage, request as httpRequest, type ServerResponse } from "node:http";
 import next from "next";
+import { matchLane, serveLane, type LaneMatch } from "./lib/api-lane";
 import { serverSettings } from "./lib/server-settings";
 import { exitWithParent } from "./lib/processes";
 import { CLIENT_IP_HEADER, resolveClientIp } from "@/lib/client-ip";
@@ -158,20 +161,40 @@ function bound(req: IncomingMessage, res: ServerResponse): void {
   res.on("close", () => clearTimeout(timer));
 }
 
-/** Hands one request to Next inside its RequestScope. */
-function toNext(req: IncomingMessage, res: ServerResponse): void {
+/**
+ * Runs one request inside its RequestScope: Server-Timing and failures mapped to their status
+ * (followFailures), the deadline (bound), and a last-resort answer with a body.
+ * @param serve Next's handler, or a lane handler (./lib/api-lane.ts).
+ */
+function scoped(req: IncomingMessage, res: ServerResponse, serve: () => Promise<unknown>): void {
   const scope: RequestScope = { startedAt: performance.now() };
   followFailures(req, res, scope);
   bound(req, res);
   requestScopes().run(scope, () => {
-    handle(req, res).catch((error: unknown) => {
-      // Next handles its own errors; this is the last resort, still with a body.
+    serve().catch((error: unknown) => {
+      // Next and the route wrapper handle their own errors; this is the last resort, still with a body.
       console.error("[serve] request failed", error);
       if (!res.headersSent) void refuse(req, res, asAppError(error) ?? new AppError("internal", "internal", "Something went wrong on our side. Please try again in a moment."));
       else res.end();
     });
   });
 }
+
+/** Hands one request to Next inside its RequestScope. */
+function toNext(req: IncomingMessage, res: ServerResponse): void {
+  scoped(req, res, () => handle(req, res));
+}
+
+/** Answers one request with its lane handler inside its RequestScope. */
+function toLane(req: IncomingMessage, res: ServerResponse, match: LaneMatch): void {
+  scoped(req, res, () => serveLane(req, res, match));
+}
+
+/**
+ * The API lane is on in production unless `API_LANE=0` (the benchmarks' Next-served reference);
+ * in development Next serves everything, so edits reload.
+ */
+const lane = !dev && process.env.API_LANE !== "0";
 
 // `hostname` is only the origin Next resolves the proxy's rewrites against, not where we listen:
 // Next's request URL always names a loopback host "localhost" (NextURL), so with "127.0.0.1" or
@@ -229,7 +252,14 @@ const server = createServer((req, res) => {
     );
     return;
   }
-  toNext(req, res);
+  if (!lane) return toNext(req, res);
+  matchLane(req.method ?? "GET", req.url ?? "/").then(
+    (match) => (match ? toLane(req, res, match) : toNext(req, res)),
+    (error: unknown) => {
+      console.error("[serve] loading an API route failed", error);
+      void refuse(req, res, new AppError("internal", "internal", "Something went wrong on our side. Please try again in a moment."));
+    },
+  );
 });
 
 server.on("error", (error: NodeJS.ErrnoException) => {

@@ -14,8 +14,8 @@
  * could not be reached (the hold stands; POST /api/orders/:id/checkout tries again). One request
  * per order fewer at the on-sale's busiest moment.
  */
-import { cookies } from "next/headers";
 import { z } from "zod";
+import { cookieValue } from "@/lib/auth/cookie-cache";
 import { db } from "@/lib/db";
 import { AppError, toErrorBody } from "@/lib/errors";
 import { PRIVATE_NO_STORE } from "@/lib/http/cache";
@@ -42,7 +42,7 @@ export const POST = route(
     if (key && !key.success) throw new AppError("bad_request", "bad_idempotency_key", key.error.issues[0]!.message);
     // The admission token from `Authorization: Bearer …`, else from the event's admission cookie.
     const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.get("authorization") ?? "")?.[1];
-    const token = bearer ?? (await cookies()).get(admissionCookieName(params.eventId))?.value;
+    const token = bearer ?? cookieValue(req.headers.get("cookie") ?? "", admissionCookieName(params.eventId));
     const order = await holdForFan(db(), { eventId: params.eventId, fanId: user.id, request: body, admissionToken: token, idempotencyKey: key?.data });
     let checkout: { checkoutUrl: string } | { checkoutError: ReturnType<typeof toErrorBody> } | Record<string, never> = {};
     if (query.pay === "1" && order.status === "pending_payment") {
