@@ -16,7 +16,7 @@
  * Believed only for a checkout the app created, for that checkout's order, amount and
  * currency: anything else is recorded as a discrepancy and changes nothing.
  */
-import { and, asc, eq, ne } from "drizzle-orm";
+import { and, asc, eq, isNull, ne } from "drizzle-orm";
 import { orders, payments } from "@/db/schema";
 import { recordDiscrepancy } from "@/lib/audit/discrepancies";
 import type { Db } from "@/lib/db";
@@ -176,7 +176,9 @@ async function recordCapture(db: Db, provider: string, snapshot: PaymentSnapshot
   }
 
   let extras: string[] = [];
-  const outcome = await db.transaction(async (tx): Promise<CaptureOutcome> => {
+  // The order's status as the deciding read saw it (tickets need issuing only while it is paid).
+  let seen = order.status;
+  const outcome = (await reReported(db, payment, order, snapshot, opts)) ? "already_paid" : await db.transaction(async (tx): Promise<CaptureOutcome> => {
     // Lock order: the order row, then its payments (every path that changes both does the same).
     // Sent together (postgres.js pipelines them on the transaction's connection; Postgres runs
     // them in this order), so the locks cost one round trip.
@@ -185,6 +187,7 @@ async function recordCapture(db: Db, provider: string, snapshot: PaymentSnapshot
       tx.select().from(payments).where(eq(payments.id, payment.id)).for("update"),
     ]);
     if (!locked || !current) throw new Error(`order ${order.id} or payment ${payment.id} vanished`);
+    seen = locked.status;
     // A capture report for money already given back (a webhook queued before the refund) is stale.
     if (current.status === "refunded") return "already_refunded";
     const confirmedAt = opts.confirmed ? new Date() : null;
@@ -225,9 +228,11 @@ async function recordCapture(db: Db, provider: string, snapshot: PaymentSnapshot
     await confirmInRedis(order.eventId, order.holdId);
     // Issuance failing must not undo or block the payment: the order waits in `paid` and the
     // ticket-issuance job (or the sweep) retries until the tickets exist.
-    await issueTickets(db, order.id, cause).catch((error: unknown) => {
-      console.warn(`ticket issuance for ${order.id} failed; it will be retried`, error instanceof Error ? error.message : error);
-    });
+    if (seen !== "ticketed") {
+      await issueTickets(db, order.id, cause).catch((error: unknown) => {
+        console.warn(`ticket issuance for ${order.id} failed; it will be retried`, error instanceof Error ? error.message : error);
+      });
+    }
     // The fan bought: their admission slot goes to the next fan in the queue.
     if (outcome === "paid") await freeSlot(db, order.eventId, order.fanId);
   }
@@ -237,12 +242,45 @@ async function recordCapture(db: Db, provider: string, snapshot: PaymentSnapshot
 }
 
 /**
+ * A capture already recorded, reported again — the webhook after the fan's return asked the
+ * PSP first, a duplicate delivery, the ledger pass — when nothing about it can change: our
+ * payment is captured with the same PSP payment id, the order is paid or ticketed, and it is
+ * the order's only kept capture (I3: a second one goes through the locked path, which refunds
+ * it). Such a report takes no row locks; it costs one read where the locked path cost five
+ * statements and queued behind the order's other callers (BENCHMARKS.md, "Re-reported captures").
+ * The PSP's own confirmation (`confirmed`) is recorded by one guarded update.
+ * @returns true when the report is such a re-report and was recorded; false for the locked path.
+ */
+async function reReported(
+  db: Db,
+  payment: typeof payments.$inferSelect,
+  order: typeof orders.$inferSelect,
+  snapshot: PaymentSnapshot,
+  opts: CaptureOptions,
+): Promise<boolean> {
+  if (payment.status !== "captured" || payment.providerPaymentId !== snapshot.paymentId) return false;
+  if (order.status !== "paid" && order.status !== "ticketed") return false;
+  if ((await extraCaptures(db, order.id)).length > 0) return false;
+  if (opts.confirmed && !payment.ledgerConfirmedAt) {
+    const marked = await db
+      .update(payments)
+      .set({ ledgerConfirmedAt: new Date() })
+      .where(and(eq(payments.id, payment.id), eq(payments.status, "captured"), isNull(payments.ledgerConfirmedAt)))
+      .returning({ id: payments.id });
+    // Refunded (or confirmed by another pass) since it was read: the locked path decides.
+    if (marked.length === 0) return false;
+  }
+  return true;
+}
+
+/**
  * The order's captures beyond the first, inside the caller's transaction (which holds the
- * order's row lock): by capture time, then id, the first is kept and the others are extra.
+ * order's row lock; {@link reReported} reads it without, to learn there are none): by capture
+ * time, then id, the first is kept and the others are extra.
  * One rule for every path (a webhook, the sweep), so two of them never refund different
  * payments of the same order (I3).
  */
-async function extraCaptures(tx: Tx, orderId: string): Promise<string[]> {
+async function extraCaptures(tx: Tx | Db, orderId: string): Promise<string[]> {
   const kept = await tx
     .select({ id: payments.id })
     .from(payments)

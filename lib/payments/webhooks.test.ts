@@ -99,6 +99,41 @@ describe("webhooks", () => {
     expect(await db().select().from(tickets).where(eq(tickets.orderId, order.orderId))).toHaveLength(2);
   });
 
+  it("a capture reported again once recorded takes no row lock: it answers while another transaction holds the order, and the PSP's own answer still marks it confirmed", async () => {
+    const { order, checkoutId } = await orderWithCheckout([26, 27]);
+    await psp.setCheckoutFaults(checkoutId, { duplicate: 1 });
+    await psp.approve(checkoutId);
+    await syncOrderPayment(db(), order.orderId, { actor: "return:test", reason: "browser return" }); // pays the order (a PSP query: confirmed)
+    await db().update(payments).set({ ledgerConfirmedAt: null }).where(eq(payments.orderId, order.orderId));
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => (locked = r));
+    // Another caller holds the order's row lock (as a slow capture or refund would) until the re-reports are done.
+    const holder = db().transaction(async (tx) => {
+      await tx.select().from(orders).where(eq(orders.id, order.orderId)).for("update");
+      locked();
+      await held;
+    });
+    await isLocked;
+    try {
+      const answered = await Promise.race([
+        Promise.all([deliverAll(checkoutId), syncOrderPayment(db(), order.orderId, { actor: "ledger:test", reason: "asked again" })]).then(() => "answered"),
+        new Promise((r) => setTimeout(() => r("waited on the lock"), 3_000)),
+      ]);
+      expect(answered).toBe("answered");
+    } finally {
+      release();
+      await holder;
+    }
+    const log = await transitions(order.orderId);
+    expect(log.filter((l) => l.to === "paid")).toHaveLength(1);
+    expect(log.filter((l) => l.entity === "payment")).toHaveLength(1);
+    const [payment] = await db().select().from(payments).where(eq(payments.orderId, order.orderId));
+    expect(payment!.ledgerConfirmedAt).not.toBeNull(); // the query's answer is the PSP's own record
+    expect(await db().select().from(tickets).where(eq(tickets.orderId, order.orderId))).toHaveLength(2);
+  });
+
   it("a dropped webhook: the fan's return from the PSP settles the order at once; a settled order is not asked again", async () => {
     const { fan, order, checkoutId } = await orderWithCheckout([24, 25]);
     await psp.setCheckoutFaults(checkoutId, { drop: true });
