@@ -26,10 +26,10 @@ import { noteTiming } from "@/lib/request-scope";
 
 export type Db = PostgresJsDatabase<typeof schema>;
 
-/** One postgres.js pool, its bounded client and its drizzle wrapper. */
-type Pool = { raw: Sql; sql: Sql; db: Db };
-/** The process's database state: the pool in use, and the stand-ins {@link db} and {@link sql} hand out. */
-type Cache = { url: string; stuck: boolean; pool: Pool; sql: Sql; db: Db };
+/** One postgres.js pool and its bounded client. */
+type Pool = { raw: Sql; sql: Sql };
+/** The process's database state: the pool in use, and the stand-in {@link sql} hands out. */
+type Cache = { url: string; stuck: boolean; prepare: boolean; pool: Pool; sql: Sql };
 const globalForDb = globalThis as unknown as { __stararenaDb?: Cache; __stararenaProbe?: { sql: Sql; url: string } };
 
 /** A query's deadline while Postgres is known to be in trouble (ms). */
@@ -105,11 +105,35 @@ function boundQuery<Q extends Thenable>(query: Q, cache: { stuck: boolean }): Q 
 }
 
 /**
+ * Most parameters a drizzle query may have to be prepared by name ({@link preparedUnsafe}): the
+ * hot statements have a handful; lists of ids and bulk inserts, whose text changes with their
+ * length, stay unnamed, so a connection keeps a bounded set of prepared statements.
+ */
+export const MAX_PREPARED_PARAMETERS = 32;
+
+/**
+ * drizzle's `unsafe(text, params, { prepare: false })` as a statement prepared by name, when the
+ * pool may keep statements (not behind a transaction pooler) and the parameters are few.
+ * drizzle asks postgres.js for an unnamed statement unless a query is `.prepare()`d; with
+ * parameters, postgres.js then sends Parse + Describe and waits for the answer before Bind +
+ * Execute — two round trips, and Postgres parses and plans the text each time. Prepared by
+ * name, the text is parsed once per connection and each later run is one round trip: in an
+ * on-sale that halved the app's socket writes to Postgres (BENCHMARKS.md, "Statements
+ * prepared by name").
+ */
+function preparedUnsafe(args: unknown[], prepare: boolean): unknown[] {
+  const [text, params, options] = args as [string, unknown[] | undefined, { prepare?: boolean } | undefined];
+  if (!prepare || !Array.isArray(params) || params.length === 0 || params.length > MAX_PREPARED_PARAMETERS || options?.prepare !== false) return args;
+  return [text, params, { ...options, prepare: true }];
+}
+
+/**
  * The client with every query bounded: tagged-template calls, `unsafe`, and the queries of a
  * transaction; `begin` itself is bounded while it waits for a connection (a transaction whose
- * body had not started when the deadline passed never starts).
+ * body had not started when the deadline passed never starts). drizzle's statements are
+ * prepared by name where the pool allows ({@link preparedUnsafe}).
  */
-function bounded(client: Sql, cache: { stuck: boolean }): Sql {
+function bounded(client: Sql, cache: { stuck: boolean; prepare: boolean }): Sql {
   return new Proxy(client, {
     apply(target, self, args) {
       const out = Reflect.apply(target, self, args) as Thenable;
@@ -118,7 +142,7 @@ function bounded(client: Sql, cache: { stuck: boolean }): Sql {
     },
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver);
-      if (prop === "unsafe") return (...args: unknown[]) => boundQuery((value as (...a: unknown[]) => Thenable).apply(target, args), cache);
+      if (prop === "unsafe") return (...args: unknown[]) => boundQuery((value as (...a: unknown[]) => Thenable).apply(target, preparedUnsafe(args, cache.prepare)), cache);
       if (prop === "begin") {
         return (...args: unknown[]) => {
           const body = args.pop() as (tx: Sql) => unknown;
@@ -168,8 +192,7 @@ function open(state: Cache): Pool {
     backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
     onnotice: () => {},
   });
-  const sql = bounded(raw, state);
-  return { raw, sql, db: drizzle(sql, { schema }) };
+  return { raw, sql: bounded(raw, state) };
 }
 
 /** The pool to use now: a pool with a stuck connection is replaced first (its queries in flight get 5 s to finish). */
@@ -205,20 +228,40 @@ function connect(): Cache {
   const cached = globalForDb.__stararenaDb;
   if (cached && cached.url === DATABASE_URL) return cached;
   if (cached) void cached.pool.raw.end({ timeout: 5 }).catch(() => {});
-  const state = { url: DATABASE_URL, stuck: false } as Cache;
+  // Statements are prepared by name unless a transaction-mode pooler may hand a transaction another server connection.
+  const state = { url: DATABASE_URL, stuck: false, prepare: env().DATABASE_POOLER !== "transaction" } as Cache;
   state.pool = open(state);
   state.sql = following(state.pool.sql, () => current(state).sql);
-  state.db = following(state.pool.db, () => current(state).db);
   globalForDb.__stararenaDb = state;
   return state;
 }
+
+/**
+ * This copy of the module's drizzle wrapper of each pool, and its stand-in. The pool is the
+ * process's (on `globalThis`), but the drizzle wrapper is this module copy's own: the HTTP
+ * server's API lane (tsx) and Next's bundles each load drizzle and the schema, and drizzle's
+ * `is()` checks a query's parts with `instanceof` before walking prototype chains — given
+ * another copy's tables, every check walked, and that was 38 % of a capture's CPU in the
+ * API lane (BENCHMARKS.md, "Statements prepared by name").
+ */
+const wrappers = new WeakMap<Pool, Db>();
+let local: { state: Cache; db: Db } | undefined;
 
 /**
  * The drizzle database (lazily connected). The same object for the life of the process: kept
  * references stay valid when a stuck pool is replaced underneath.
  */
 export function db(): Db {
-  return connect().db;
+  const state = connect();
+  if (local?.state !== state) {
+    const wrap = (pool: Pool) => {
+      let d = wrappers.get(pool);
+      if (!d) wrappers.set(pool, (d = drizzle(pool.sql, { schema })));
+      return d;
+    };
+    local = { state, db: following(wrap(state.pool), () => wrap(current(state))) };
+  }
+  return local.db;
 }
 
 /** The raw postgres.js client, for hand-written SQL (every query bounded; follows pool replacements like {@link db}). */

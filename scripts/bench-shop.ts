@@ -17,7 +17,8 @@
  *  5. order status: GET /api/orders/:id;
  *  6. availability: GET /api/events/:id/availability (public; cached a second by any CDN).
  *
- * Flags: --orders N (1,000), --concurrency C (32), --rounds R (2: fresh shows, medians reported),
+ * Flags: --orders N (1,000), --concurrency C (32), --rounds R (3: fresh shows; the first warms the
+ * process up — it loads and compiles every module on first use — and is not counted; medians of the rest),
  * --next (Next's router serves the JSON routes: API_LANE=0, the reference for the API lane).
  * CPU is read from /proc (10-ms ticks), so each step runs long enough to be resolved.
  */
@@ -32,7 +33,7 @@ const arg = (name: string, fallback: number) => {
 };
 const ORDERS = arg("orders", 1_000);
 const CONCURRENCY = arg("concurrency", 32);
-const ROUNDS = arg("rounds", 2);
+const ROUNDS = arg("rounds", 3);
 const VIA_NEXT = process.argv.includes("--next");
 const PORT = 3220;
 const log = (s: string) => console.log(`[bench:shop] ${s}`);
@@ -47,7 +48,7 @@ process.env.PAYMENT_PROVIDER = "sandbox";
 
 const { buildIfNeeded, clearRenderedPages } = await import("./lib/build");
 const { supervise } = await import("./lib/processes");
-const { median, processCpuSeconds } = await import("./lib/bench-server");
+const { median } = await import("./lib/bench-server");
 const { dropDatabase, ensureDatabase, runMigrations } = await import("@/lib/migrations");
 const { closeDb, db } = await import("@/lib/db");
 const { closeRedis } = await import("@/lib/redis");
@@ -56,12 +57,19 @@ const { createSimulatedShow } = await import("@/lib/simulator/show");
 const { createFansWithSessions } = await import("@/lib/simulator/sessions");
 const { SESSION_COOKIE, SESSION_DATA_COOKIE } = await import("@/lib/auth/cookie-cache");
 
-/** CPU seconds so far of every process whose command is `name` (Postgres: all its backends). */
-function cpuOfAll(name: string): number {
+/** CPU seconds (user + system) a process has used so far, from /proc (10-ms ticks). */
+function processCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** CPU seconds so far of this run's Postgres backends (their command line names the database). */
+function postgresCpu(): number {
   let total = 0;
   for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
     try {
-      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() === name) total += processCpuSeconds(Number(pid));
+      if (readFileSync(`/proc/${pid}/cmdline`, "utf8").startsWith("postgres: ") && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(" stararena_benchshop ")) total += processCpuSeconds(Number(pid));
     } catch {
       // gone meanwhile
     }
@@ -85,7 +93,8 @@ buildIfNeeded(log);
 clearRenderedPages();
 const url = `http://127.0.0.1:${PORT}`;
 const tree = supervise(
-  [{ name: "bench shop server", script: "scripts/serve.ts", args: ["-p", String(PORT), "-H", "127.0.0.1"], output: "ignore", env: { ...process.env, NODE_ENV: "production", APP_URL: url, PORT: String(PORT), TRUSTED_PROXY_HOPS: "1", API_LANE: VIA_NEXT ? "0" : "1" } as NodeJS.ProcessEnv }],
+  // BENCH_SHOP_NODE_ARGS: node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=DIR" to profile it.
+  [{ name: "bench shop server", script: "scripts/serve.ts", args: ["-p", String(PORT), "-H", "127.0.0.1"], nodeArgs: (process.env.BENCH_SHOP_NODE_ARGS ?? "").split(" ").filter(Boolean), output: "ignore", env: { ...process.env, NODE_ENV: "production", APP_URL: url, PORT: String(PORT), TRUSTED_PROXY_HOPS: "1", API_LANE: VIA_NEXT ? "0" : "1" } as NodeJS.ProcessEnv }],
   { log, signals: true },
 );
 const appPid = () => tree.children.get("bench shop server")!.pid!;
@@ -97,23 +106,51 @@ for (let i = 0; ; i++) {
 const redisPid = Number(readdirSync("/proc").find((d) => /^\d+$/.test(d) && (() => { try { return readFileSync(`/proc/${d}/comm`, "utf8").trim() === "redis-server" && readFileSync(`/proc/${d}/cmdline`, "utf8").includes(":6379"); } catch { return false; } })()));
 
 type Step = "hold + checkout" | "hold refused" | "approve + webhook" | "return" | "order status" | "availability";
-const results = new Map<Step, { app: number[]; postgres: number[]; redis: number[]; statuses: Map<number, number> }>();
+/** Statements this process ran during a step (its wait for tickets), taken off the step's count. */
+let ownReads = 0;
+/** False during the warm-up round. */
+let counted = true;
+const results = new Map<Step, { app: number[]; postgres: number[]; redis: number[]; statements: number[]; statuses: Map<number, number> }>();
+
+const { sql: q } = await import("drizzle-orm");
+/**
+ * Postgres statements run in this database so far (pg_stat_statements, when the server loads it:
+ * `shared_preload_libraries`), or null. A count, not a time: exact whatever else the machine does.
+ */
+async function statementsSoFar(): Promise<number | null> {
+  try {
+    await db().execute(q`create extension if not exists pg_stat_statements`);
+    const [row] = (await db().execute(q`select coalesce(sum(calls), 0)::bigint as n from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database())`)) as unknown as [{ n: string }];
+    return Number(row.n);
+  } catch {
+    return null;
+  }
+}
 
 /** Measures one step: CPU of the app, Postgres and Redis across `run`, per request. */
 async function measure(step: Step, requests: number, run: (count: (status: number) => void) => Promise<void>): Promise<void> {
-  const r = results.get(step) ?? { app: [], postgres: [], redis: [], statuses: new Map<number, number>() };
-  results.set(step, r);
-  const [a0, p0, r0] = [processCpuSeconds(appPid()), cpuOfAll("postgres"), redisPid ? processCpuSeconds(redisPid) : 0];
+  const r = results.get(step) ?? { app: [], postgres: [], redis: [], statements: [], statuses: new Map<number, number>() };
+  if (counted) results.set(step, r);
+  const s0 = await statementsSoFar();
+  const from = process.hrtime.bigint() / 1000n;
+  const [a0, p0, r0] = [processCpuSeconds(appPid()), postgresCpu(), redisPid ? processCpuSeconds(redisPid) : 0];
   await run((status) => r.statuses.set(status, (r.statuses.get(status) ?? 0) + 1));
-  const [a1, p1, r1] = [processCpuSeconds(appPid()), cpuOfAll("postgres"), redisPid ? processCpuSeconds(redisPid) : 0];
+  const [a1, p1, r1] = [processCpuSeconds(appPid()), postgresCpu(), redisPid ? processCpuSeconds(redisPid) : 0];
+  const s1 = await statementsSoFar();
+  // The step's window on the monotonic clock (µs) a CPU profile of the server uses too, to read one step's samples.
+  if (process.env.BENCH_SHOP_NODE_ARGS) log(`  ${step}: monotonic µs ${from}–${process.hrtime.bigint() / 1000n}`);
+  // The two counting statements themselves (and the bench's own waiting reads) are not the step's.
+  if (s0 !== null && s1 !== null) r.statements.push((s1 - s0 - 2 - ownReads) / requests);
+  ownReads = 0;
   r.app.push(((a1 - a0) * 1e6) / requests);
   r.postgres.push(((p1 - p0) * 1e6) / requests);
   r.redis.push(((r1 - r0) * 1e6) / requests);
-  log(`  ${step}: app ${Math.round(r.app.at(-1)!)} µs, Postgres ${Math.round(r.postgres.at(-1)!)} µs, Redis ${Math.round(r.redis.at(-1)!)} µs per request`);
+  log(`  ${step}: app ${Math.round(r.app.at(-1)!)} µs, Postgres ${Math.round(r.postgres.at(-1)!)} µs, Redis ${Math.round(r.redis.at(-1)!)} µs${r.statements.length ? `, ${r.statements.at(-1)!.toFixed(1)} statements` : ""} per request`);
 }
 
 try {
   for (let round = 1; round <= ROUNDS; round++) {
+    counted = ROUNDS === 1 || round > 1;
     const runTag = `r${round}${Date.now().toString(36)}`;
     log(`round ${round}/${ROUNDS}: a 20,000-seat show, ${ORDERS.toLocaleString("en")} fans…`);
     const show = await createSimulatedShow(db(), { capacity: 20_000, holdMinutes: 15, rate: 1_000_000, cap: 1_000_000, onSaleInMs: 2_000, runTag });
@@ -163,7 +200,8 @@ try {
       });
       // Until the PSP's webhooks have paid every order and its tickets exist (the dispatcher runs in the app).
       for (let k = 0; ; k++) {
-        const [{ n }] = (await db().execute((await import("drizzle-orm")).sql`select count(*)::int as n from orders where event_id = ${show.eventId} and status = 'ticketed'`)) as unknown as [{ n: number }];
+        ownReads++;
+        const [{ n }] = (await db().execute(q`select count(*)::int as n from orders where event_id = ${show.eventId} and status = 'ticketed'`)) as unknown as [{ n: number }];
         if (n >= ORDERS) break;
         if (k > 600) throw new Error(`only ${n} of ${ORDERS} orders ticketed after 60 s`);
         await new Promise((r) => setTimeout(r, 100));
@@ -193,14 +231,14 @@ try {
   }
 
   console.log(`\nMachine: ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, Node ${process.version}; one app process (${VIA_NEXT ? "JSON routes through Next's router, API_LANE=0" : "the API lane"}), Postgres and Redis on the same machine; the load generator is this process.`);
-  console.log(`${ORDERS.toLocaleString("en")} fans × ${ROUNDS} round(s), ${CONCURRENCY} requests in flight; CPU per request, median of the rounds (µs):\n`);
-  console.log("| step | answers | app | Postgres | Redis | all three |");
-  console.log("|---|---|---|---|---|---|");
+  console.log(`${ORDERS.toLocaleString("en")} fans × ${ROUNDS} round(s)${ROUNDS > 1 ? " (the first a warm-up)" : ""}, ${CONCURRENCY} requests in flight; CPU per request, median of the counted rounds (µs):\n`);
+  console.log("| step | answers | app | Postgres | Redis | all three | Postgres statements per request |");
+  console.log("|---|---|---|---|---|---|---|");
   let perOrder = 0;
   for (const [step, r] of results) {
     const [a, p, rd] = [median(r.app), median(r.postgres), median(r.redis)];
     perOrder += a + p + rd;
-    console.log(`| ${step} | ${[...r.statuses].map(([s, n]) => `${s}×${n}`).join(" ")} | ${Math.round(a)} | ${Math.round(p)} | ${Math.round(rd)} | ${Math.round(a + p + rd)} |`);
+    console.log(`| ${step} | ${[...r.statuses].map(([s, n]) => `${s}×${n}`).join(" ")} | ${Math.round(a)} | ${Math.round(p)} | ${Math.round(rd)} | ${Math.round(a + p + rd)} | ${r.statements.length ? median(r.statements).toFixed(1) : "–"} |`);
   }
   console.log(`\nOne pass through every step (one of each request): ${(perOrder / 1000).toFixed(1)} ms of CPU.`);
 } finally {
