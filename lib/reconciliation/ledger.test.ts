@@ -173,6 +173,36 @@ describe("window and cursor", () => {
     expect(next.from.getTime()).toBe(through.getTime() - LEDGER_OVERLAP_MS);
   });
 
+  it("a capture that shows in the PSP's records only after a pass covered its time is found by the next pass, inside the overlap", async () => {
+    // The global pass's window and cursor (reconcileLedgers), on a cursor of this test's own;
+    // findings scoped to this show (other test files' payments are in the same window).
+    const cursor = `test-late-${Date.now()}`;
+    const globalPass = async () => {
+      const window = await ledgerWindow(db(), cursor);
+      const { report } = await reconcileLedger(db(), sandbox, window, { eventId: show.eventId });
+      if (report.errors.length === 0) await advanceLedgerCursor(db(), cursor, window.to);
+      return { window, report };
+    };
+    const [fan] = await makeFans(db(), 1);
+    const order = await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [8] } });
+    const { url } = await startCheckout(db(), sandbox, { orderId: order.orderId, fanId: fan! });
+    const checkoutId = /sbx_cs_[0-9a-z]+/.exec(url)![0];
+
+    const first = await globalPass();
+    expect(first.report).toMatchObject({ entries: 0, capturesApplied: 0, errors: [] });
+    // The PSP's record of the capture appears only now, dated 5 minutes before the time the
+    // first pass reconciled through (e.g. its list lagged); its webhook never comes.
+    const capturedAt = new Date(first.window.to.getTime() - 5 * 60_000);
+    await psp.approve(checkoutId, { now: capturedAt });
+    const second = await globalPass();
+    expect(second.window.from.getTime()).toBe(first.window.to.getTime() - 10 * 60_000);
+    expect(second.report).toMatchObject({ entries: 1, capturesApplied: 1, errors: [] });
+    expect(await statusOf(order.orderId)).toBe("ticketed");
+    expect(await kindsOf(order.orderId)).toEqual(["capture_found_in_ledger:repaired"]);
+    // Read again by the next pass (still inside its overlap), it changes nothing.
+    expect((await globalPass()).report).toMatchObject({ entries: 1, capturesApplied: 0, capturesConfirmed: 0, errors: [] });
+  });
+
   it("a pass over a provider that lists nothing changes nothing, and a listing failure throws before any change", async () => {
     const windows: LedgerWindow[] = [];
     const quiet = { name: "sandbox", listLedger: async (w: LedgerWindow): Promise<LedgerEntry[]> => (windows.push(w), []) } as unknown as PaymentProvider;

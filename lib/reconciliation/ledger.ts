@@ -32,9 +32,10 @@ import type { TransitionCause } from "@/lib/orders/state-machine";
 import { paymentProvider, PROVIDER_NAMES } from "@/lib/payments";
 import { applyPspAnswer, askPsp } from "@/lib/payments/apply";
 import type { LedgerEntry, LedgerWindow, PaymentProvider } from "@/lib/payments/provider";
-import { partialRefundKey, partialRefundTotals } from "@/lib/payments/refund-tickets";
+import { partialRefundKey } from "@/lib/payments/refund-tickets";
 import { recordDiscrepancy } from "@/lib/audit/discrepancies";
 import { confirmInRedis } from "@/lib/inventory/hold";
+import { holdsToConfirm } from "@/lib/reconciliation/redis-reads";
 
 /** A global pass re-reads this much before the cursor (ms): PSP records can appear a little late. */
 export const LEDGER_OVERLAP_MS = 10 * 60_000;
@@ -48,8 +49,8 @@ export const LEDGER_EVENT_WINDOW_MS = 7 * 24 * 3_600_000;
  * PSP has already made, so a few seconds suffice.
  */
 const UNCONFIRMED_SETTLE_MS = 10_000;
-/** Agreeing entries' Redis confirms sent together (count): one pipelined burst, bounded. */
-const CONFIRM_BATCH = 200;
+/** Agreeing entries' holds checked in Redis together (count): one script call per event, bounded. */
+const CONFIRM_BATCH = 1_000;
 
 /** What one ledger pass did, per provider (counts; `errors` one line each). */
 export interface LedgerReport {
@@ -71,21 +72,70 @@ export interface LedgerReport {
   errors: string[];
 }
 
-/** Our payment with its order's event, status and hold (the Redis hold a paid order's seats were claimed under). */
-type PaymentRow = typeof payments.$inferSelect & { eventId: string; orderStatus: string; holdId: string };
+type PaymentStatus = (typeof payments.$inferSelect)["status"];
+
+/**
+ * Our payment as the ledger pass matches it: its id, order, status and whether the PSP's own
+ * records confirmed it; its order's event, status and hold (the Redis hold a paid order's
+ * seats were claimed under); and its partial refunds' totals (docs/adr/0020; null when it has none).
+ */
+type PaymentRow = {
+  id: string;
+  orderId: string;
+  status: PaymentStatus;
+  ledgerConfirmed: boolean;
+  eventId: string;
+  orderStatus: string;
+  holdId: string;
+  partial: { requested: number; succeeded: number } | null;
+};
 
 const cause = (reason: string): TransitionCause => ({ actor: "job:ledger-reconciliation", reason });
 
-/** The payments of one provider for these checkout ids, with their order's event. */
+/**
+ * The payments of one provider for these checkout ids, with their order's event and their
+ * partial refunds' totals (docs/adr/0020): one statement, the ids as one array parameter, only
+ * the columns the pass reads. A pass matches every capture of its window (during an on-sale,
+ * every capture so far: docs/adr/0010), where drizzle's builder sent a statement per 1,000 ids
+ * plus one for the refunds and mapped whole payment rows.
+ */
 async function paymentsByCheckout(db: Db, provider: string, checkoutIds: string[]): Promise<Map<string, PaymentRow>> {
   const found = new Map<string, PaymentRow>();
-  for (let i = 0; i < checkoutIds.length; i += 1_000) {
-    const rows = await db
-      .select({ payment: payments, eventId: orders.eventId, orderStatus: orders.status, holdId: orders.holdId })
-      .from(payments)
-      .innerJoin(orders, eq(payments.orderId, orders.id))
-      .where(and(eq(payments.provider, provider), inArray(payments.checkoutSessionId, checkoutIds.slice(i, i + 1_000))));
-    for (const r of rows) found.set(r.payment.checkoutSessionId, { ...r.payment, eventId: r.eventId, orderStatus: r.orderStatus, holdId: r.holdId });
+  if (checkoutIds.length === 0) return found;
+  const rows = (await db.execute(
+    sql`with p as (
+          select p.id, p.order_id, p.checkout_session_id, p.status, p.ledger_confirmed_at is not null as confirmed,
+                 o.event_id, o.status as order_status, o.hold_id
+          from payments p join orders o on o.id = p.order_id
+          where p.provider = ${provider} and p.checkout_session_id = any(${sql.param(checkoutIds)}::text[]))
+        select p.*, r.requested, r.succeeded
+        from p left join (
+          select payment_id, coalesce(sum(amount_minor) filter (where status = 'requested'), 0)::int as requested,
+                 coalesce(sum(amount_minor) filter (where status = 'succeeded'), 0)::int as succeeded
+          from refunds where payment_id in (select id from p) group by payment_id) r on r.payment_id = p.id`,
+  )) as unknown as {
+    id: string;
+    order_id: string;
+    checkout_session_id: string;
+    status: PaymentStatus;
+    confirmed: boolean;
+    event_id: string;
+    order_status: string;
+    hold_id: string;
+    requested: number | null;
+    succeeded: number | null;
+  }[];
+  for (const r of rows) {
+    found.set(r.checkout_session_id, {
+      id: r.id,
+      orderId: r.order_id,
+      status: r.status,
+      ledgerConfirmed: r.confirmed,
+      eventId: r.event_id,
+      orderStatus: r.order_status,
+      holdId: r.hold_id,
+      partial: r.requested === null ? null : { requested: Number(r.requested), succeeded: Number(r.succeeded) },
+    });
   }
   return found;
 }
@@ -150,17 +200,26 @@ export async function reconcileLedger(
   const entries = listed.filter(inScope);
   report.entries = entries.length;
 
-  // Partial refunds (docs/adr/0020): the PSP's refunded total per payment against ours, one query.
-  const partial = await partialRefundTotals(db, [...known.values()].map((p) => p.id));
   // Agreeing paid entries only need their seats confirmed as sold in Redis (see matchEntry).
-  // Sent CONFIRM_BATCH at a time, concurrently: the TCP client pipelines them, where one
-  // awaited call per entry cost a round trip apiece (~2,500 a pass in a 20,000-seat on-sale).
+  // Gathered CONFIRM_BATCH at a time; of each batch, one read-only script call per event
+  // finds the holds a confirm would still change (almost always none: the capture confirmed
+  // them), and only those are confirmed, together (the TCP client pipelines them). A confirm
+  // per agreeing entry cost the worker ~50 ms of CPU a pass at 2,000 paid orders (5,000 seats
+  // sold); the check costs ~3.
   // A partial refund frees sold seats, so pending confirms go out before one is matched.
   let confirms: Array<{ label: string; eventId: string; holdId: string }> = [];
   const flushConfirms = async () => {
     const batch = confirms;
     confirms = [];
-    await Promise.all(batch.map((c) => attempt(c.label, async () => void (await confirmInRedis(c.eventId, c.holdId)))));
+    const byEvent = new Map<string, Map<string, string>>(); // event → hold → label
+    for (const c of batch) byEvent.set(c.eventId, (byEvent.get(c.eventId) ?? new Map<string, string>()).set(c.holdId, c.label));
+    await Promise.all(
+      [...byEvent].map(async ([eventId, holds]) => {
+        let due: string[] = [];
+        await attempt(`ledger confirms (${holds.size} holds of ${eventId})`, async () => void (due = await holdsToConfirm(eventId, [...holds.keys()])));
+        await Promise.all(due.map((holdId) => attempt(holds.get(holdId)!, async () => void (await confirmInRedis(eventId, holdId)))));
+      }),
+    );
   };
   for (const entry of entries) {
     await attempt(`ledger ${entry.checkoutSessionId}`, async () => {
@@ -169,9 +228,10 @@ export async function reconcileLedger(
     });
     if (confirms.length >= CONFIRM_BATCH) await flushConfirms();
     const payment = known.get(entry.checkoutSessionId);
-    if (payment && entry.refundedAt === null && (entry.refundedMinor > 0 || partial.has(payment.id))) {
+    // Partial refunds (docs/adr/0020): the PSP's refunded total per payment against ours.
+    if (payment && entry.refundedAt === null && (entry.refundedMinor > 0 || payment.partial !== null)) {
       await flushConfirms();
-      await attempt(`partial refunds ${entry.checkoutSessionId}`, () => matchPartialRefunds(db, provider, entry, payment, partial.get(payment.id) ?? { requested: 0, succeeded: 0 }, report));
+      await attempt(`partial refunds ${entry.checkoutSessionId}`, () => matchPartialRefunds(db, provider, entry, payment, payment.partial ?? { requested: 0, succeeded: 0 }, report));
     }
   }
   await flushConfirms();
@@ -242,8 +302,9 @@ async function matchEntry(
   // simulation reconciling every 10 s. What such a payment's order may still need (tickets,
   // a late payment's refund, an extra capture's) is the sweep's (lib/reconciliation/sweep.ts).
   // One thing the re-application used to repair stays here: a paid order's seats confirmed
-  // as sold in Redis (idempotent, one Redis call), in case the capture's own confirm failed.
-  if (refunded ? payment.status === "refunded" : payment.status === "captured" && payment.ledgerConfirmedAt !== null) {
+  // as sold in Redis (idempotent; the caller checks a batch's holds in one Redis call and
+  // confirms those not sold yet), in case the capture's own confirm failed.
+  if (refunded ? payment.status === "refunded" : payment.status === "captured" && payment.ledgerConfirmed) {
     return !refunded && (payment.orderStatus === "paid" || payment.orderStatus === "ticketed") ? { eventId: payment.eventId, holdId: payment.holdId } : undefined;
   }
   const answer = {
@@ -289,7 +350,7 @@ async function matchEntry(
       action: `a capture no webhook or query had reported (our payment was ${payment.status}): applied (${applied.replace("_", " ")})`,
       status: "repaired",
     });
-  } else if (!refunded && payment.status === "captured" && !payment.ledgerConfirmedAt) {
+  } else if (!refunded && payment.status === "captured" && !payment.ledgerConfirmed) {
     report.capturesConfirmed++;
   }
 }

@@ -60,9 +60,34 @@ export async function sweep(db: Db, opts: { now?: Date; limit?: number; eventId?
     }
   };
 
+  // What each step would find, read in one statement. Run every 2 s by the worker (and once
+  // per reconciliation), the sweep is mostly idle, and then its five look-ups were five round
+  // trips for nothing (docs/adr/0006: the sweeps' queries are its cost in Postgres). A step's
+  // work can change what a later step finds, so once a step had anything to do, every later
+  // step looks again itself, as they always did; until then this read is what they would have read.
+  const queryBefore = new Date(now.getTime() - (opts.paymentQueryAfterMs ?? PAYMENT_QUERY_AFTER_MS)).toISOString();
+  const dueSql = sql`select o.id from orders o where o.status = 'pending_payment' and o.hold_expires_at <= ${now.toISOString()} ${evt} order by o.hold_expires_at limit ${limit}`;
+  const paidSql = sql`select o.id from orders o where o.status = 'paid' ${evt} order by o.updated_at limit ${limit}`;
+  const lateSql = sql`select p.id from payments p join orders o on o.id = p.order_id where p.status = 'captured' and o.status in ('expired','cancelled','refunded') ${evt} limit ${limit}`;
+  // (Orders with a second capture are first found by one pass over the captured payments,
+  // grouped by order: the per-payment look for an earlier capture then runs only for those,
+  // where it ran for every captured payment of every show, every 2 s.)
+  const extraSql = sql`select p.id, p.order_id, o.event_id from payments p join orders o on o.id = p.order_id
+        where p.status = 'captured' ${evt}
+          and p.order_id in (select order_id from payments where status = 'captured' group by order_id having count(*) > 1)
+          and exists (select 1 from payments k where k.order_id = p.order_id and k.status = 'captured' and (k.captured_at, k.id) < (p.captured_at, p.id))
+        limit ${limit}`;
+  const [first] = await rows<{ due: string[]; open: boolean; paid: string[]; late: string[]; extra: { id: string; order_id: string; event_id: string }[] }>(
+    db,
+    sql`select array(${dueSql}) as due,
+               exists (select 1 from payments p join orders o on o.id = p.order_id
+                       where p.status in ('created','pending') and o.status = 'pending_payment' and p.updated_at <= ${queryBefore} ${evt}) as open,
+               array(${paidSql}) as paid, array(${lateSql}) as late,
+               coalesce((select json_agg(x) from (${extraSql}) x), '[]') as extra`,
+  );
+
   // 1. Holds past their expiry.
-  const due = await rows<{ id: string }>(db, sql`select o.id from orders o where o.status = 'pending_payment' and o.hold_expires_at <= ${now.toISOString()} ${evt} order by o.hold_expires_at limit ${limit}`);
-  for (const { id } of due) {
+  for (const id of first!.due) {
     await attempt(`expire ${id}`, async () => {
       const outcome = await settleExpiredHold(db, id, cause("hold expiry sweep"), now);
       if (outcome === "expired") report.expired++;
@@ -71,49 +96,46 @@ export async function sweep(db: Db, opts: { now?: Date; limit?: number; eventId?
   }
 
   // 2. Payments still open at our side for a while: ask the PSP (the webhook may be lost).
-  const queryBefore = new Date(now.getTime() - (opts.paymentQueryAfterMs ?? PAYMENT_QUERY_AFTER_MS)).toISOString();
   // Each open payment is asked about at most once per `paymentQueryAfterMs` (updated_at marks the last ask).
-  const open = await rows<{ order_id: string }>(
-    db,
-    sql`update payments p set updated_at = ${now.toISOString()} from orders o
-        where o.id = p.order_id and p.status in ('created','pending') and o.status = 'pending_payment' and p.updated_at <= ${queryBefore} ${evt}
-          and p.id in (select id from payments where status in ('created','pending') and updated_at <= ${queryBefore} limit ${limit})
-        returning p.order_id`,
-  );
+  // Claimed only when there was one to claim (or step 1 had holds to settle: then as always).
+  let changed = first!.due.length > 0;
+  const open = first!.open || changed
+    ? await rows<{ order_id: string }>(
+        db,
+        sql`update payments p set updated_at = ${now.toISOString()} from orders o
+            where o.id = p.order_id and p.status in ('created','pending') and o.status = 'pending_payment' and p.updated_at <= ${queryBefore} ${evt}
+              and p.id in (select id from payments where status in ('created','pending') and updated_at <= ${queryBefore} limit ${limit})
+            returning p.order_id`,
+      )
+    : [];
   for (const order_id of new Set(open.map((o) => o.order_id))) {
     await attempt(`query ${order_id}`, async () => {
       await syncOrderPayment(db, order_id, cause("active PSP query: no webhook yet"));
       report.paymentsQueried++;
     });
   }
+  changed ||= open.length > 0;
 
   // 3. Paid orders without tickets.
-  const paid = await rows<{ id: string }>(db, sql`select o.id from orders o where o.status = 'paid' ${evt} order by o.updated_at limit ${limit}`);
-  for (const { id } of paid) {
+  const paid = changed ? (await rows<{ id: string }>(db, paidSql)).map((r) => r.id) : first!.paid;
+  changed ||= paid.length > 0;
+  for (const id of paid) {
     await attempt(`issue ${id}`, async () => {
       if ((await issueTickets(db, id, cause("ticket issuance retry"))) > 0) report.ticketed++;
     });
   }
 
   // 4. Captured payments on closed orders (late payments, or a crash before they were resolved).
-  const late = await rows<{ id: string }>(
-    db,
-    sql`select p.id from payments p join orders o on o.id = p.order_id where p.status = 'captured' and o.status in ('expired','cancelled','refunded') ${evt} limit ${limit}`,
-  );
-  for (const { id } of late) {
+  const late = changed ? (await rows<{ id: string }>(db, lateSql)).map((r) => r.id) : first!.late;
+  changed ||= late.length > 0;
+  for (const id of late) {
     await attempt(`late ${id}`, async () => {
       if ((await resolveLatePayment(db, id, cause("late payment sweep"))) !== "not_late") report.latePayments++;
     });
   }
 
   // 5. More than one kept capture for an order: keep the first, refund the others (I3).
-  const extra = await rows<{ id: string; order_id: string; event_id: string }>(
-    db,
-    sql`select p.id, p.order_id, o.event_id from payments p join orders o on o.id = p.order_id
-        where p.status = 'captured' ${evt}
-          and exists (select 1 from payments k where k.order_id = p.order_id and k.status = 'captured' and (k.captured_at, k.id) < (p.captured_at, p.id))
-        limit ${limit}`,
-  );
+  const extra = changed ? await rows<{ id: string; order_id: string; event_id: string }>(db, extraSql) : first!.extra;
   for (const p of extra) {
     await attempt(`refund extra ${p.id}`, async () => {
       if (await refundExtraCapture(db, p.id, cause("second capture for the order (I3)"))) report.extraCapturesRefunded++;

@@ -211,18 +211,20 @@ export class SandboxProvider implements PaymentProvider {
   }
 
   /**
-   * The sandbox's ledger for a window, through its list API ({@link psp.listPayments}),
-   * page after page.
+   * The sandbox's ledger for a window, through its list API ({@link psp.listLedgerRecords}),
+   * page after page of the largest size it serves (1,000). A payment refunded again while the
+   * pages are read may be listed twice; it is returned once, as last listed.
    * @throws {PaymentProviderError} retryable on database trouble.
    */
   async listLedger(window: LedgerWindow): Promise<LedgerEntry[]> {
-    const entries: LedgerEntry[] = [];
+    const entries = new Map<string, LedgerEntry>();
     let after: string | null = null;
     do {
-      const page: psp.SandboxPaymentPage = await call(() => psp.listPayments({ ...window, after }));
+      const page: psp.SandboxPaymentPage<psp.SandboxLedgerRecord> = await call(() => psp.listLedgerRecords({ ...window, limit: 1_000, after }));
       for (const c of page.data) {
         if (!c.paymentId || !c.capturedAt) continue;
-        entries.push({
+        entries.delete(c.id); // a record listed again goes where its latest state was listed
+        entries.set(c.id, {
           checkoutSessionId: c.id,
           orderId: c.orderId,
           paymentId: c.paymentId,
@@ -236,6 +238,6 @@ export class SandboxProvider implements PaymentProvider {
       }
       after = page.nextAfter;
     } while (after);
-    return entries;
+    return [...entries.values()];
   }
 }

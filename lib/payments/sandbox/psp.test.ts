@@ -6,7 +6,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
-import { closeDb } from "@/lib/db";
+import { sql } from "drizzle-orm";
+import { closeDb, db } from "@/lib/db";
 import { WebhookSignatureError } from "@/lib/payments/provider";
 import { DEFAULT_SANDBOX_FAULTS, mergeFaults, readFaultOverrides } from "./faults";
 import * as psp from "./psp";
@@ -201,6 +202,88 @@ describe("checkouts", () => {
     const rest = await psp.refund(paymentId, "part-2", { amountMinor: 6_500 });
     expect(rest.checkout).toMatchObject({ status: "refunded", refundedMinor: 9_000, refundId: rest.refundId });
     expect((await psp.listDeliveries(c.id)).map((d) => d.type)).toEqual(["payment.captured", "payment.refunded"]);
+  });
+});
+
+describe("ledger list API", () => {
+  // A window in 2001: only this test's records are in it (test files share one database).
+  const T = Date.parse("2001-01-01T00:00:00Z");
+  const H = 3_600_000;
+  const at = (ms: number) => ({ now: new Date(T + ms) });
+  const window = { from: new Date(T), to: new Date(T + 4 * H) };
+  const listAll = async (limit: number, list: typeof psp.listPayments | typeof psp.listLedgerRecords = psp.listPayments) => {
+    const pages: string[][] = [];
+    let after: string | null = null;
+    do {
+      const page: psp.SandboxPaymentPage<{ id: string }> = await list({ ...window, limit, after });
+      pages.push(page.data.map((c) => c.id));
+      after = page.nextAfter;
+    } while (after);
+    return pages;
+  };
+
+  it("lists each payment captured or refunded in the window once, page by page: by capture time, then by latest refund, then refunds without one", async () => {
+    const paid = async (capturedAt: number) => (await psp.approve((await newCheckout()).id, at(capturedAt))).checkout;
+    const a = await paid(1 * H);
+    const b = await paid(2 * H);
+    const bTwin = await paid(2 * H); // the same capture time: by id
+    const partial = await paid(-24 * H); // captured before the window, part refunded in it
+    await psp.refund(partial.paymentId!, "part", { amountMinor: 2_000, ...at(3 * H) });
+    const full = await paid(-24 * H); // captured before, refunded in full in it
+    await psp.refund(full.paymentId!, "full", at(30 * 60_000));
+    const legacy = await paid(-24 * H); // refunded in full in it, no latest-refund time recorded (older records)
+    await psp.refund(legacy.paymentId!, "legacy", at(10 * 60_000));
+    await db().execute(sql`update sandbox_psp.checkouts set last_refund_at = null where id = ${legacy.id}`);
+    const outside = await paid(-24 * H); // refunded before the window
+    await psp.refund(outside.paymentId!, "outside", at(-H));
+    await paid(4 * H); // captured at the window's end (exclusive)
+    await newCheckout(); // never paid
+
+    const [b1, b2] = [b.id, bTwin.id].sort();
+    const expected = [a.id, b1!, b2!, full.id, partial.id, legacy.id];
+    expect(await listAll(1_000)).toEqual([expected]);
+    expect(await listAll(4)).toEqual([expected.slice(0, 4), expected.slice(4)]);
+    expect(await listAll(2)).toEqual([expected.slice(0, 2), expected.slice(2, 4), expected.slice(4)]);
+    expect((await listAll(1, psp.listLedgerRecords)).flat()).toEqual(expected);
+
+    const entries = await new SandboxProvider().listLedger(window);
+    expect(entries.map((e) => [e.checkoutSessionId, e.refundedMinor, e.refundedAt?.toISOString() ?? null])).toEqual([
+      [a.id, 0, null],
+      [b1, 0, null],
+      [b2, 0, null],
+      [full.id, 9_000, new Date(T + 30 * 60_000).toISOString()],
+      [partial.id, 2_000, null],
+      [legacy.id, 9_000, new Date(T + 10 * 60_000).toISOString()],
+    ]);
+  });
+
+  it("lists a payment refunded again while the pages are read once more, with its latest state; refuses a cursor it did not hand out", async () => {
+    const T2 = T + 8 * H; // a window of its own
+    const w = { from: new Date(T2), to: new Date(T2 + 4 * H) };
+    const paid = async (capturedAt: number) => (await psp.approve((await newCheckout()).id, { now: new Date(capturedAt) })).checkout;
+    const first = await paid(T2 + H);
+    const partial = await paid(T2 - 24 * H);
+    await psp.refund(partial.paymentId!, "one", { amountMinor: 1_000, now: new Date(T2 + 2 * H) });
+    const other = await paid(T2 - 24 * H);
+    await psp.refund(other.paymentId!, "other", { amountMinor: 500, now: new Date(T2 + 2.5 * H) });
+    const page = (after: string | null) => psp.listPayments({ ...w, limit: 1, after });
+    const seen: [string, number][] = [];
+    let p = await page(null);
+    seen.push(...p.data.map((c): [string, number] => [c.id, c.refundedMinor]));
+    p = await page(p.nextAfter);
+    seen.push(...p.data.map((c): [string, number] => [c.id, c.refundedMinor]));
+    await psp.refund(partial.paymentId!, "two", { amountMinor: 1_000, now: new Date(T2 + 3 * H) }); // its latest refund moves later
+    while (p.nextAfter) {
+      p = await page(p.nextAfter);
+      seen.push(...p.data.map((c): [string, number] => [c.id, c.refundedMinor]));
+    }
+    expect(seen).toEqual([
+      [first.id, 0],
+      [partial.id, 1_000],
+      [other.id, 500],
+      [partial.id, 2_000],
+    ]);
+    await expect(psp.listPayments({ ...w, after: first.id })).rejects.toMatchObject({ code: "invalid_request" });
   });
 });
 

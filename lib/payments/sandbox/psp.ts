@@ -22,7 +22,8 @@
  * Money is an integer number of minor units (cents); durations are milliseconds.
  */
 import { createHmac, randomBytes } from "node:crypto";
-import { and, asc, eq, inArray, isNull, lt, sql as dsql } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, inArray, isNull, lt, sql as dsql, type SQL } from "drizzle-orm";
+import type { PgColumn } from "drizzle-orm/pg-core";
 import { z } from "zod";
 import {
   sandboxCheckouts,
@@ -585,37 +586,131 @@ export async function refund(
 
 // ─── Ledger API ───────────────────────────────────────────────────────────────
 
-/** One page of {@link listPayments}. */
-export interface SandboxPaymentPage {
-  data: SandboxCheckout[];
+/** One page of {@link listPayments} (or, with `T` the ledger's fields only, of {@link listLedgerRecords}). */
+export interface SandboxPaymentPage<T = SandboxCheckout> {
+  data: T[];
   /** Pass as `after` for the next page; null on the last one. */
   nextAfter: string | null;
 }
 
+/** What the ledger says about one payment: {@link listLedgerRecords}'s rows. */
+export type SandboxLedgerRecord = Pick<SandboxCheckout, "id" | "orderId" | "status" | "paymentId" | "amountMinor" | "currency" | "capturedAt" | "refundedAt" | "refundId" | "refundedMinor">;
+
+/** Options of the list API: the window (`from` inclusive, `to` exclusive), the page size, and where the page starts. */
+export interface SandboxListOptions {
+  from: Date;
+  to: Date;
+  /** Rows per page: default 500, at most 1,000. */
+  limit?: number;
+  /** The `nextAfter` of the previous page (null or absent: the first page). */
+  after?: string | null;
+}
+
+/**
+ * The list API's three parts, in order, each paged along its own index
+ * (db/sandbox-psp-schema.ts: `checkouts_captured_idx`, `checkouts_last_refund_idx`,
+ * `checkouts_refunded_idx`, on (time, id)): payments captured in the window; the others whose
+ * latest refund is in it; the others refunded in full in it (a full refund sets both times,
+ * so only records without the latest refund's time are left for the third).
+ */
+const LEDGER_PARTS = [sandboxCheckouts.capturedAt, sandboxCheckouts.lastRefundAt, sandboxCheckouts.refundedAt] as const;
+
+/** A page cursor: the part, and the last row listed in it (its time as text, UTC, microseconds; its id). */
+const LEDGER_CURSOR = /^([0-2])\|(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z)\|(.+)$/;
+
+/**
+ * One page of the list API (see {@link listPayments}), each record as `fields` (name → column).
+ * Each page is one statement: for each part from the cursor's on, an index range scan from the
+ * cursor (its rows after the cursor's, in (time, id) order, at most a page), the parts' rows one
+ * after the other. Paging by id instead (as this did before) sorted the whole window for every
+ * page: a window of N payments cost N²/page rows read, every reconciliation pass of an on-sale.
+ * Keys only grow (a capture's time is set once, the latest refund's moves later), so a record
+ * in the window when the listing starts and still in it at the end is listed, and at most
+ * once per later refund (callers keep the last).
+ * @throws {SandboxPspError} `invalid_request` for an `after` this API did not hand out.
+ */
+async function ledgerPage<T>(opts: SandboxListOptions, fields: Record<string, PgColumn>): Promise<SandboxPaymentPage<T>> {
+  const limit = Math.min(Math.max(1, opts.limit ?? 500), 1_000);
+  let cursor: { part: number; key: string | null; id: string | null } = { part: 0, key: null, id: null };
+  if (opts.after) {
+    const m = LEDGER_CURSOR.exec(opts.after);
+    if (!m) throw new SandboxPspError("invalid_request", "after: not a page cursor of this list");
+    cursor = { part: Number(m[1]), key: m[2]!, id: m[3]! };
+  }
+  const from = opts.from.toISOString();
+  const to = opts.to.toISOString();
+  const inWindow = (column: PgColumn) => dsql`(${column} >= ${from}::timestamptz and ${column} < ${to}::timestamptz)`;
+  const outside = (column: PgColumn) => dsql`(${column} is null or not ${inWindow(column)})`;
+  const columns = Object.entries(fields);
+  const select = dsql.join(
+    columns.map(([name, column]) => dsql`${column} as ${dsql.identifier(name)}`),
+    dsql`, `,
+  );
+  const parts: SQL[] = [];
+  for (let part = cursor.part; part < LEDGER_PARTS.length; part++) {
+    const column = LEDGER_PARTS[part]!;
+    const fromCursor = part === cursor.part && cursor.id !== null ? dsql`(${column}, ${sandboxCheckouts.id}) > (${cursor.key}::timestamptz, ${cursor.id})` : undefined;
+    const where = and(dsql`${sandboxCheckouts.paymentId} is not null`, inWindow(column), ...LEDGER_PARTS.slice(0, part).map(outside), fromCursor);
+    parts.push(dsql`(select ${select}, ${part}::int as ledger_part, ${column} as ledger_at,
+                       to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as ledger_key, ${sandboxCheckouts.id} as ledger_id
+                     from ${sandboxCheckouts} where ${where} order by ${column}, ${sandboxCheckouts.id} limit ${limit + 1})`);
+  }
+  // Raw rows, each field mapped by its column as drizzle's select would: its own generic row
+  // mapping made a listing of 2,000 payments' ledger fields cost ~1.7× the CPU (25 against 15 ms).
+  const rows = (await db().execute(
+    dsql`${dsql.join(parts, dsql` union all `)} order by ledger_part, ledger_at, ledger_id limit ${limit + 1}`,
+  )) as unknown as Record<string, unknown>[];
+  const more = rows.length > limit;
+  const page = more ? rows.slice(0, limit) : rows;
+  const last = page.at(-1);
+  return {
+    data: page.map((row) => {
+      const record: Record<string, unknown> = {};
+      for (const [name, column] of columns) {
+        const value = row[name];
+        record[name] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+      }
+      return record as T;
+    }),
+    nextAfter: more && last ? `${String(last.ledger_part)}|${String(last.ledger_key)}|${String(last.ledger_id)}` : null,
+  };
+}
+
 /**
  * The PSP's list API over its own records: checkouts with a payment captured or refunded
- * (in full or in part) at or after `from` and before `to`, by id, one page at a time (at most `limit`, default
- * 500, max 1,000), as an outside PSP's "list payments" endpoint pages through its ledger.
+ * (in full or in part) at or after `from` and before `to`, one page at a time (at most `limit`,
+ * default 500, max 1,000), as an outside PSP's "list payments" endpoint pages through its
+ * ledger: those captured in the window by capture time, then the others by their latest
+ * refund's time (see {@link ledgerPage}). A record refunded again while the list is read may
+ * come twice (its latest state last).
  * @param opts.after the `nextAfter` of the previous page.
+ * @throws {SandboxPspError} `invalid_request` for an `after` that is no page cursor.
  */
-export async function listPayments(opts: { from: Date; to: Date; limit?: number; after?: string | null }): Promise<SandboxPaymentPage> {
-  const limit = Math.min(Math.max(1, opts.limit ?? 500), 1_000);
-  const inWindow = (column: typeof sandboxCheckouts.capturedAt) => and(dsql`${column} >= ${opts.from.toISOString()}::timestamptz`, lt(column, opts.to));
-  const rows = await db()
-    .select()
-    .from(sandboxCheckouts)
-    .where(
-      and(
-        dsql`${sandboxCheckouts.paymentId} is not null`,
-        dsql`(${inWindow(sandboxCheckouts.capturedAt)} or ${inWindow(sandboxCheckouts.refundedAt)} or ${inWindow(sandboxCheckouts.lastRefundAt)})`,
-        opts.after ? dsql`${sandboxCheckouts.id} > ${opts.after}` : undefined,
-      ),
-    )
-    .orderBy(asc(sandboxCheckouts.id))
-    .limit(limit + 1);
-  const more = rows.length > limit;
-  const data = more ? rows.slice(0, limit) : rows;
-  return { data, nextAfter: more ? data.at(-1)!.id : null };
+export async function listPayments(opts: SandboxListOptions): Promise<SandboxPaymentPage> {
+  return ledgerPage<SandboxCheckout>(opts, getTableColumns(sandboxCheckouts));
+}
+
+/**
+ * {@link listPayments} with the ledger's fields only (what a payment was, and what of it was
+ * given back): what reconciliation reads every pass, every capture of an on-sale so far
+ * (docs/adr/0010). Whole records (texts, keys, fault knobs, five times) cost the worker ~3×
+ * the CPU: 43 against 15 ms to list 2,000 payments.
+ * @throws {SandboxPspError} `invalid_request` for an `after` that is no page cursor.
+ */
+export async function listLedgerRecords(opts: SandboxListOptions): Promise<SandboxPaymentPage<SandboxLedgerRecord>> {
+  const c = sandboxCheckouts;
+  return ledgerPage<SandboxLedgerRecord>(opts, {
+    id: c.id,
+    orderId: c.orderId,
+    status: c.status,
+    paymentId: c.paymentId,
+    amountMinor: c.amountMinor,
+    currency: c.currency,
+    capturedAt: c.capturedAt,
+    refundedAt: c.refundedAt,
+    refundId: c.refundId,
+    refundedMinor: c.refundedMinor,
+  });
 }
 
 // ─── Webhook queue ────────────────────────────────────────────────────────────
