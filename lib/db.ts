@@ -26,8 +26,11 @@ import { noteTiming } from "@/lib/request-scope";
 
 export type Db = PostgresJsDatabase<typeof schema>;
 
-/** One postgres.js pool and its bounded client. */
-type Pool = { raw: Sql; sql: Sql };
+/**
+ * The process's connections: postgres.js clients for plain statements and for transactions
+ * ({@link open} says why two), and the bounded client over both.
+ */
+type Pool = { raw: Sql; rawTx: Sql; sql: Sql };
 /** The process's database state: the pool in use, and the stand-in {@link sql} hands out. */
 type Cache = { url: string; stuck: boolean; prepare: boolean; pool: Pool; sql: Sql };
 const globalForDb = globalThis as unknown as { __stararenaDb?: Cache; __stararenaProbe?: { sql: Sql; url: string } };
@@ -117,9 +120,8 @@ export const MAX_PREPARED_PARAMETERS = 32;
  * drizzle asks postgres.js for an unnamed statement unless a query is `.prepare()`d; with
  * parameters, postgres.js then sends Parse + Describe and waits for the answer before Bind +
  * Execute — two round trips, and Postgres parses and plans the text each time. Prepared by
- * name, the text is parsed once per connection and each later run is one round trip: in an
- * on-sale that halved the app's socket writes to Postgres (BENCHMARKS.md, "Statements
- * prepared by name").
+ * name, the text is parsed once per connection and each later run is one round trip: measured
+ * step by step, Postgres's CPU per request about halved (BENCHMARKS.md, "The shop step by step").
  */
 function preparedUnsafe(args: unknown[], prepare: boolean): unknown[] {
   const [text, params, options] = args as [string, unknown[] | undefined, { prepare?: boolean } | undefined];
@@ -132,8 +134,9 @@ function preparedUnsafe(args: unknown[], prepare: boolean): unknown[] {
  * transaction; `begin` itself is bounded while it waits for a connection (a transaction whose
  * body had not started when the deadline passed never starts). drizzle's statements are
  * prepared by name where the pool allows ({@link preparedUnsafe}).
+ * @param txClient the client whose connections transactions take (`begin`); default `client`.
  */
-function bounded(client: Sql, cache: { stuck: boolean; prepare: boolean }): Sql {
+function bounded(client: Sql, cache: { stuck: boolean; prepare: boolean }, txClient: Sql = client): Sql {
   return new Proxy(client, {
     apply(target, self, args) {
       const out = Reflect.apply(target, self, args) as Thenable;
@@ -158,7 +161,7 @@ function bounded(client: Sql, cache: { stuck: boolean; prepare: boolean }): Sql 
               reject(timedOut(d, true));
             }, d.ms);
           });
-          const run = (value as (...a: unknown[]) => Promise<unknown>).apply(target, [
+          const run = (Reflect.get(txClient, "begin") as (...a: unknown[]) => Promise<unknown>).apply(txClient, [
             ...args,
             (tx: Sql) => {
               if (gaveUp) throw timedOut(d, true);
@@ -175,10 +178,19 @@ function bounded(client: Sql, cache: { stuck: boolean; prepare: boolean }): Sql 
   });
 }
 
+/**
+ * Opens the process's connections: DATABASE_POOL_MAX of them, two thirds for transactions and
+ * the rest for plain statements (at least one each). Two postgres.js clients, because
+ * postgres.js pipelines a plain statement onto a connection already busy with others, and a
+ * transaction's BEGIN sent that way is not given the connection when the write meets
+ * backpressure — the transaction then fails with UNSAFE_TRANSACTION (seen in `npm run
+ * bench:shop` once statements were prepared by name, which lets plain statements pipeline).
+ * A client that runs only transactions never has a busy connection to pipeline onto.
+ */
 function open(state: Cache): Pool {
   const { DATABASE_POOL_MAX, DATABASE_CONNECT_TIMEOUT_SECONDS, DATABASE_POOLER } = env();
-  const raw = postgres(state.url, {
-    max: DATABASE_POOL_MAX,
+  const txMax = Math.max(1, Math.ceil((DATABASE_POOL_MAX * 2) / 3));
+  const options = {
     // A transaction-mode pooler hands each transaction any server connection: a statement
     // prepared on one is unknown on the next (PgBouncer 1.18; ≥ 1.21 can track them).
     prepare: DATABASE_POOLER !== "transaction",
@@ -191,8 +203,20 @@ function open(state: Cache): Pool {
     // Postgres came back. Capped at 1 s here: recovery follows the database within a second.
     backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
     onnotice: () => {},
-  });
-  return { raw, sql: bounded(raw, state) };
+  };
+  const raw = postgres(state.url, { ...options, max: Math.max(1, DATABASE_POOL_MAX - txMax) });
+  const rawTx = postgres(state.url, { ...options, max: txMax });
+  // drizzle sets the types of the client it wraps (json and timestamps passed through as text,
+  // which its columns then map); both clients must read and write values alike, hand-written
+  // statements (`sql()`) included, whichever copy of drizzle wraps the pool later.
+  drizzle(raw);
+  drizzle(rawTx);
+  return { raw, rawTx, sql: bounded(raw, state, rawTx) };
+}
+
+/** Ends both clients of a pool; statements in flight get `timeout` seconds. */
+function endPool(pool: Pool, timeout: number): Promise<unknown> {
+  return Promise.all([pool.raw.end({ timeout }), pool.rawTx.end({ timeout })]);
 }
 
 /** The pool to use now: a pool with a stuck connection is replaced first (its queries in flight get 5 s to finish). */
@@ -201,7 +225,7 @@ function current(state: Cache): Pool {
     state.stuck = false;
     const old = state.pool;
     state.pool = open(state);
-    void old.raw.end({ timeout: 5 }).catch(() => {});
+    void endPool(old, 5).catch(() => {});
   }
   return state.pool;
 }
@@ -227,7 +251,7 @@ function connect(): Cache {
   const { DATABASE_URL } = env();
   const cached = globalForDb.__stararenaDb;
   if (cached && cached.url === DATABASE_URL) return cached;
-  if (cached) void cached.pool.raw.end({ timeout: 5 }).catch(() => {});
+  if (cached) void endPool(cached.pool, 5).catch(() => {});
   // Statements are prepared by name unless a transaction-mode pooler may hand a transaction another server connection.
   const state = { url: DATABASE_URL, stuck: false, prepare: env().DATABASE_POOLER !== "transaction" } as Cache;
   state.pool = open(state);
@@ -242,7 +266,7 @@ function connect(): Cache {
  * server's API lane (tsx) and Next's bundles each load drizzle and the schema, and drizzle's
  * `is()` checks a query's parts with `instanceof` before walking prototype chains — given
  * another copy's tables, every check walked, and that was 38 % of a capture's CPU in the
- * API lane (BENCHMARKS.md, "Statements prepared by name").
+ * API lane (BENCHMARKS.md, "The shop step by step").
  */
 const wrappers = new WeakMap<Pool, Db>();
 let local: { state: Cache; db: Db } | undefined;
@@ -315,7 +339,7 @@ export async function closeDb(): Promise<void> {
   const probe = globalForDb.__stararenaProbe;
   globalForDb.__stararenaDb = undefined;
   globalForDb.__stararenaProbe = undefined;
-  await Promise.all([cached?.pool.raw.end({ timeout: 5 }), probe?.sql.end({ timeout: 1 })]);
+  await Promise.all([cached ? endPool(cached.pool, 5) : undefined, probe?.sql.end({ timeout: 1 })]);
 }
 
 /** The constraint name of a unique violation (SQLSTATE 23505) anywhere in an error's cause chain, else undefined. */

@@ -19,7 +19,8 @@
  *
  * Flags: --orders N (1,000), --concurrency C (32), --rounds R (3: fresh shows; the first warms the
  * process up — it loads and compiles every module on first use — and is not counted; medians of the rest),
- * --next (Next's router serves the JSON routes: API_LANE=0, the reference for the API lane).
+ * --next (Next's router serves the JSON routes: API_LANE=0, the reference for the API lane),
+ * --unprepared (the server's statements are not prepared by name: DATABASE_POOLER=transaction, as behind PgBouncer).
  * CPU is read from /proc (10-ms ticks), so each step runs long enough to be resolved.
  */
 import { readdirSync, readFileSync } from "node:fs";
@@ -35,6 +36,7 @@ const ORDERS = arg("orders", 1_000);
 const CONCURRENCY = arg("concurrency", 32);
 const ROUNDS = arg("rounds", 3);
 const VIA_NEXT = process.argv.includes("--next");
+const UNPREPARED = process.argv.includes("--unprepared");
 const PORT = 3220;
 const log = (s: string) => console.log(`[bench:shop] ${s}`);
 
@@ -94,7 +96,7 @@ clearRenderedPages();
 const url = `http://127.0.0.1:${PORT}`;
 const tree = supervise(
   // BENCH_SHOP_NODE_ARGS: node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=DIR" to profile it.
-  [{ name: "bench shop server", script: "scripts/serve.ts", args: ["-p", String(PORT), "-H", "127.0.0.1"], nodeArgs: (process.env.BENCH_SHOP_NODE_ARGS ?? "").split(" ").filter(Boolean), output: "ignore", env: { ...process.env, NODE_ENV: "production", APP_URL: url, PORT: String(PORT), TRUSTED_PROXY_HOPS: "1", API_LANE: VIA_NEXT ? "0" : "1" } as NodeJS.ProcessEnv }],
+  [{ name: "bench shop server", script: "scripts/serve.ts", args: ["-p", String(PORT), "-H", "127.0.0.1"], nodeArgs: (process.env.BENCH_SHOP_NODE_ARGS ?? "").split(" ").filter(Boolean), output: process.env.BENCH_SHOP_SERVER_LOG === "1" ? "stderr" : "ignore", env: { ...process.env, NODE_ENV: "production", APP_URL: url, PORT: String(PORT), TRUSTED_PROXY_HOPS: "1", API_LANE: VIA_NEXT ? "0" : "1", ...(UNPREPARED ? { DATABASE_POOLER: "transaction" } : {}) } as NodeJS.ProcessEnv }],
   { log, signals: true },
 );
 const appPid = () => tree.children.get("bench shop server")!.pid!;
@@ -131,6 +133,8 @@ async function statementsSoFar(): Promise<number | null> {
 async function measure(step: Step, requests: number, run: (count: (status: number) => void) => Promise<void>): Promise<void> {
   const r = results.get(step) ?? { app: [], postgres: [], redis: [], statements: [], statuses: new Map<number, number>() };
   if (counted) results.set(step, r);
+  const listing = process.env.BENCH_SHOP_STATEMENTS === "1" && counted;
+  if (listing) await db().execute(q`select pg_stat_statements_reset()`).catch(() => undefined);
   const s0 = await statementsSoFar();
   const from = process.hrtime.bigint() / 1000n;
   const [a0, p0, r0] = [processCpuSeconds(appPid()), postgresCpu(), redisPid ? processCpuSeconds(redisPid) : 0];
@@ -142,6 +146,11 @@ async function measure(step: Step, requests: number, run: (count: (status: numbe
   // The two counting statements themselves (and the bench's own waiting reads) are not the step's.
   if (s0 !== null && s1 !== null) r.statements.push((s1 - s0 - 2 - ownReads) / requests);
   ownReads = 0;
+  // BENCH_SHOP_STATEMENTS=1: the step's statements, most frequent first (calls per request), to see what a change would cut.
+  if (listing) {
+    const top = (await db().execute(q`select calls, regexp_replace(query, '[[:space:]]+', ' ', 'g') as query from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database()) order by calls desc limit 40`)) as unknown as { calls: string; query: string }[];
+    for (const t of top) if (Number(t.calls) >= requests / 10) log(`    ${(Number(t.calls) / requests).toFixed(2)}  ${t.query.slice(0, 160)}`);
+  }
   r.app.push(((a1 - a0) * 1e6) / requests);
   r.postgres.push(((p1 - p0) * 1e6) / requests);
   r.redis.push(((r1 - r0) * 1e6) / requests);
@@ -203,7 +212,10 @@ try {
         ownReads++;
         const [{ n }] = (await db().execute(q`select count(*)::int as n from orders where event_id = ${show.eventId} and status = 'ticketed'`)) as unknown as [{ n: number }];
         if (n >= ORDERS) break;
-        if (k > 600) throw new Error(`only ${n} of ${ORDERS} orders ticketed after 60 s`);
+        if (k > 600) {
+          const stuck = (await db().execute(q`select o.id, o.status, (select json_agg(json_build_object('status', p.status, 'checkout', p.checkout_session_id)) from payments p where p.order_id = o.id) as payments from orders o where o.event_id = ${show.eventId} and o.status <> 'ticketed' limit 5`)) as unknown as unknown[];
+          throw new Error(`only ${n} of ${ORDERS} orders ticketed after 60 s: ${JSON.stringify(stuck)}`);
+        }
         await new Promise((r) => setTimeout(r, 100));
       }
     });
@@ -230,7 +242,7 @@ try {
     );
   }
 
-  console.log(`\nMachine: ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, Node ${process.version}; one app process (${VIA_NEXT ? "JSON routes through Next's router, API_LANE=0" : "the API lane"}), Postgres and Redis on the same machine; the load generator is this process.`);
+  console.log(`\nMachine: ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, Node ${process.version}; one app process (${VIA_NEXT ? "JSON routes through Next's router, API_LANE=0" : "the API lane"}${UNPREPARED ? ", statements not prepared by name" : ""}), Postgres and Redis on the same machine; the load generator is this process.`);
   console.log(`${ORDERS.toLocaleString("en")} fans × ${ROUNDS} round(s)${ROUNDS > 1 ? " (the first a warm-up)" : ""}, ${CONCURRENCY} requests in flight; CPU per request, median of the counted rounds (µs):\n`);
   console.log("| step | answers | app | Postgres | Redis | all three | Postgres statements per request |");
   console.log("|---|---|---|---|---|---|---|");

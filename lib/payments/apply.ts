@@ -247,7 +247,7 @@ async function recordCapture(db: Db, provider: string, snapshot: PaymentSnapshot
  * payment is captured with the same PSP payment id, the order is paid or ticketed, and it is
  * the order's only kept capture (I3: a second one goes through the locked path, which refunds
  * it). Such a report takes no row locks; it costs one read where the locked path cost five
- * statements and queued behind the order's other callers (BENCHMARKS.md, "Re-reported captures").
+ * statements and queued behind the order's other callers (BENCHMARKS.md, "The shop step by step").
  * The PSP's own confirmation (`confirmed`) is recorded by one guarded update.
  * @returns true when the report is such a re-report and was recorded; false for the locked path.
  */

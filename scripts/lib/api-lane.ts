@@ -8,8 +8,8 @@
  *
  * Why: in an on-sale every shop request (hold, checkout, the PSP's callbacks, webhooks, order
  * reads) paid Next's request handling — routing, a second Web Request, response streams,
- * its AsyncLocalStorage — about 1 ms of a core per request on this machine (BENCHMARKS.md, "The
- * API lane"), on top of the handler's own work.
+ * its AsyncLocalStorage — 1.5–2 ms of a core per request on this machine (BENCHMARKS.md, "The
+ * shop step by step"), on top of the handler's own work.
  *
  * What stays the same: the route wrapper does all input parsing, sessions, the origin rule and
  * the error model; the server still resolves the client address, applies the edge rules, runs
