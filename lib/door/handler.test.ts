@@ -16,7 +16,7 @@ import { makeStudioShow } from "@/lib/testing/fixtures";
 import { queueKeys } from "@/lib/waiting-room/keys";
 import { appRoomStore } from "@/lib/waiting-room/queue";
 import { issueQueueTicket, queueTicketCookieName } from "@/lib/waiting-room/ticket";
-import { verifyAdmissionToken } from "@/lib/waiting-room/token";
+import { admissionCookieName, verifyAdmissionToken } from "@/lib/waiting-room/token";
 
 const ORIGIN = "http://127.0.0.1:3000";
 const HOUR = 3_600_000;
@@ -45,7 +45,7 @@ async function send(d: Door, method: string, path: string, opts: { cookie?: stri
   const res = (await d(new Request(`http://127.0.0.1:3000${path}`, { method, headers })))!;
   const cookies = Object.fromEntries(res.headers.getSetCookie().map((c) => c.split(";")[0]!.split(/=(.*)/s).slice(0, 2) as [string, string]));
   const timing = Object.fromEntries([...(res.headers.get("server-timing") ?? "").matchAll(/(\w+);dur=([\d.]+)/g)].map((m) => [m[1]!, Number(m[2])]));
-  return { status: res.status, body: (await res.json()) as Record<string, unknown>, cookies, timing, retryAfter: res.headers.get("retry-after") };
+  return { status: res.status, body: (await res.json()) as Record<string, unknown>, cookies, timing, retryAfter: res.headers.get("retry-after"), headers: res.headers };
 }
 
 /** Joins after the on-sale recorded in Redis (the `tail` counter the JOIN script increments). */
@@ -100,6 +100,11 @@ describe("the door", () => {
     expect(turn.body).toMatchObject({ state: "admitted", position: 1 });
     await expect(verifyAdmissionToken(turn.body.admissionToken as string, { fanId: fan.id, eventId, now: clock.t })).resolves.toEqual({ position: 1 });
     expect(turn.timing.redis).toBeGreaterThan(0);
+    // Both cookies in one answer: the admission token for the hold path, and the ticket for the new place.
+    expect(turn.cookies[admissionCookieName(eventId)]).toBe(turn.body.admissionToken);
+    expect(turn.cookies[queueTicketCookieName(eventId)]).toBeTruthy();
+    expect(turn.headers.get("content-type")).toBe("application/json");
+    expect(turn.headers.get("cache-control")).toBe("private, no-store");
   });
 
   it("never takes another fan's or another event's ticket: the answer comes from Redis", async () => {
@@ -132,8 +137,12 @@ describe("the door", () => {
     // Another address is not affected.
     expect((await send(d, "POST", `/api/events/${eventId}/queue`, { cookie: session(group.at(-1)!), ip: "192.0.2.78" })).status).toBe(200);
 
-    const reads = [];
-    for (let k = 0; k <= DOOR_LIMITS.status.max; k++) reads.push((await send(d, "GET", `/api/events/${eventId}/queue`, { ip: "192.0.2.79", origin: null })).status);
+    const first = await send(d, "GET", `/api/events/${eventId}/queue`, { ip: "192.0.2.79", origin: null });
+    expect(first.headers.get("content-type")).toBe("application/json");
+    expect(first.headers.get("cache-control")).toBe("public, max-age=0, s-maxage=1, stale-while-revalidate=2");
+    expect(first.timing.total).toBeGreaterThanOrEqual(0);
+    const reads = [first.status];
+    for (let k = 1; k <= DOOR_LIMITS.status.max; k++) reads.push((await send(d, "GET", `/api/events/${eventId}/queue`, { ip: "192.0.2.79", origin: null })).status);
     expect(reads.filter((s) => s === 200)).toHaveLength(DOOR_LIMITS.status.max);
     expect(reads.at(-1)).toBe(429);
     clock.t += DOOR_LIMITS.status.windowMs;

@@ -11,7 +11,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { SANDBOX_SIGNATURE_HEADER, signWebhookBody } from "@/lib/payments/sandbox/psp";
-import type { FanJars, SimClient, SimResponse } from "@/lib/simulator/client";
+import type { FanJars, SessionCookies, SimClient, SimResponse } from "@/lib/simulator/client";
 import type { TimedJoin } from "@/lib/simulator/report";
 import { PollWheel } from "@/lib/simulator/waiting";
 import type { FanQueueStatus, PublicQueueStatus } from "@/lib/waiting-room/room";
@@ -41,8 +41,11 @@ export interface SaleSetup {
   fanIds: string[];
   /** What the app set in each fan's browser (queue ticket, admission). */
   jars: FanJars;
-  /** Each fan's signed session cookies (the session and its cache, by cookie name), as it arrived signed in. */
-  sessionOf: (i: number) => Record<string, string>;
+  /**
+   * Each fan's signed session cookies (the session and its cache), as it arrived signed in: by
+   * cookie name, or as a Cookie header's pairs (the crowd's FanBook: one string per request).
+   */
+  sessionOf: (i: number) => SessionCookies;
   /** The address each fan comes from (for the per-IP limits). */
   ipOf: (i: number) => string;
   faults: FaultShares;

@@ -76,11 +76,13 @@ export interface JoinLimit {
 
 /** Runs a queue script; restores the configuration once if Redis lost it. */
 async function run(store: RoomStore, script: string, eventId: string, args: (string | number)[], extraKeys: string[] = []): Promise<(string | number)[]> {
-  const exec = () => scriptOn<(string | number)[]>(store.redis, script).exec([...queueKeys(eventId), ...extraKeys], args.map(String));
-  let reply = await exec();
+  const lua = scriptOn<(string | number)[]>(store.redis, script);
+  const keys = [...queueKeys(eventId), ...extraKeys];
+  const argv = args.map(String);
+  let reply = await lua.exec(keys, argv);
   if (reply[0] === "NO_CONFIG") {
     await store.restoreConfig(eventId);
-    reply = await exec();
+    reply = await lua.exec(keys, argv);
   }
   return reply;
 }
@@ -109,10 +111,25 @@ function toFanStatus(r: (string | number)[], now: number): FanQueueStatus {
   };
 }
 
-/** A uniform integer in [0, DRAW_RANGE = 2^48) (lib/waiting-room/draw.ts): 48 random bits from the platform's CSPRNG. */
+/** Random bytes for {@link randomDraw}, taken from the CSPRNG 256 draws at a time. */
+const drawBytes = new Uint8Array(6 * 256);
+let drawAt = drawBytes.length;
+
+/**
+ * A uniform integer in [0, DRAW_RANGE = 2^48) (lib/waiting-room/draw.ts): 48 random bits from
+ * the platform's CSPRNG. The bytes come from a pool refilled in one call, as node:crypto's
+ * randomUUID does: one `getRandomValues` costs ~3 µs of CPU whatever its size (measured, Node 20),
+ * and every join asks for a draw. Each byte is used once.
+ */
 function randomDraw(): number {
-  const b = crypto.getRandomValues(new Uint8Array(6));
-  return ((b[0]! * 256 + b[1]!) * 256 + b[2]!) * 2 ** 24 + ((b[3]! * 256 + b[4]!) * 256 + b[5]!);
+  if (drawAt === drawBytes.length) {
+    crypto.getRandomValues(drawBytes);
+    drawAt = 0;
+  }
+  const b = drawBytes;
+  const i = drawAt;
+  drawAt += 6;
+  return ((b[i]! * 256 + b[i + 1]!) * 256 + b[i + 2]!) * 2 ** 24 + ((b[i + 3]! * 256 + b[i + 4]!) * 256 + b[i + 5]!);
 }
 
 /**

@@ -1,7 +1,11 @@
-/** Queue tickets (lib/waiting-room/ticket.ts): answered from the cookie only while that is certain, never after the on-sale moved. */
+/**
+ * Queue tickets (lib/waiting-room/ticket.ts): answered from the cookie only while that is certain,
+ * never after the on-sale moved; a ticket verified once is remembered, and that never lets a
+ * tampered, foreign-secret, other fan's or other event's, or too old ticket through.
+ */
 import { describe, expect, it } from "vitest";
 import type { PublicQueueStatus } from "@/lib/waiting-room/room";
-import { issueQueueTicket, readQueueTicket, statusFromTicket } from "@/lib/waiting-room/ticket";
+import { issueQueueTicket, QUEUE_TICKET_TTL_MS, readQueueTicket, statusFromTicket } from "@/lib/waiting-room/ticket";
 
 const SECRET = "a-test-secret-that-is-long-enough-000000";
 const pub = (onSaleAt: number, servingCounter = 0): PublicQueueStatus =>
@@ -24,5 +28,30 @@ describe("queue tickets", () => {
     const old = { eventId: "evt_1", fanId: "usr_1", position: 7, draw: null, issuedAt: 1_000 };
     expect(statusFromTicket(old, pub(60_000, 3), 70_000)).toMatchObject({ state: "waiting", position: 7, ahead: 3 });
     expect(statusFromTicket(old, pub(60_000, 7), 70_000)).toBeNull();
+  });
+});
+
+describe("verified tickets, remembered", () => {
+  it("still refuse anything but the exact ticket, and a ticket past its age", () => {
+    const ticket = { eventId: "evt_memo", fanId: "usr_memo", position: 42, draw: null, issuedAt: 1_000, onSaleAt: 500 };
+    const value = issueQueueTicket(ticket, SECRET);
+    const expected = { eventId: "evt_memo", fanId: "usr_memo", now: 2_000 };
+    const read = readQueueTicket(value, SECRET, expected);
+    expect(read).toEqual(ticket);
+    expect(readQueueTicket(value, SECRET, expected)).toEqual(ticket); // from memory
+    expect(Object.isFrozen(read)).toBe(true);
+
+    // Another position in the same signature's payload, and the signature of another payload.
+    const [payload, signature] = value.split(".") as [string, string];
+    const forgedPayload = Buffer.from(Buffer.from(payload, "base64url").toString().replace('"p":42', '"p":1')).toString("base64url");
+    expect(readQueueTicket(`${forgedPayload}.${signature}`, SECRET, expected)).toBeNull();
+    const other = issueQueueTicket({ ...ticket, position: 1 }, SECRET);
+    expect(readQueueTicket(`${payload}.${other.split(".")[1]}`, SECRET, expected)).toBeNull();
+    // The remembered ticket under another secret, for another fan or event, and once too old.
+    expect(readQueueTicket(value, "another-secret-that-is-long-enough-0000", expected)).toBeNull();
+    expect(readQueueTicket(value, SECRET, { ...expected, fanId: "usr_other" })).toBeNull();
+    expect(readQueueTicket(value, SECRET, { ...expected, eventId: "evt_other" })).toBeNull();
+    expect(readQueueTicket(value, SECRET, { ...expected, now: 1_000 + QUEUE_TICKET_TTL_MS + 1 })).toBeNull();
+    expect(readQueueTicket(value, SECRET, expected)).toEqual(ticket);
   });
 });

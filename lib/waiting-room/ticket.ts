@@ -11,7 +11,7 @@
  * may have come is always asked about in Redis.
  */
 import { etaSecondsFor, type FanQueueStatus, type PublicQueueStatus } from "@/lib/waiting-room/room";
-import { hmacSha256, sameText, sha256, textFromBase64Url, textToBase64Url, toBase64Url } from "@/lib/signing";
+import { hmacSha256Base64Url, sameText, sha256, textFromBase64Url, textToBase64Url, VerifiedMemo } from "@/lib/signing";
 
 /** What a ticket says about one fan in one event's queue. */
 export interface QueueTicket {
@@ -39,32 +39,56 @@ function key(secret: string): Uint8Array {
   return cachedKey.key;
 }
 
+/**
+ * Tickets whose signature checked out, by cookie value: a fan's retries and polls present the
+ * same ticket, and the HMAC is the largest part of answering one (lib/signing.ts). Their age,
+ * fan and event are still checked on every read. ~1 kB each (the Cookie header a key is cut from).
+ */
+const verifiedTickets = new VerifiedMemo<QueueTicket>(20_000);
+
 /** Signs `ticket` with the app secret. @returns the cookie value. */
 export function issueQueueTicket(ticket: QueueTicket, secret: string): string {
-  const payload = textToBase64Url(JSON.stringify({ e: ticket.eventId, f: ticket.fanId, p: ticket.position, d: ticket.draw ?? -1, t: ticket.issuedAt, ...(ticket.onSaleAt === undefined ? {} : { o: ticket.onSaleAt }) }));
-  return `${payload}.${toBase64Url(hmacSha256(key(secret), payload))}`;
+  const fields: TicketFields = { e: ticket.eventId, f: ticket.fanId, p: ticket.position, d: ticket.draw ?? -1, t: ticket.issuedAt, ...(ticket.onSaleAt === undefined ? {} : { o: ticket.onSaleAt }) };
+  const payload = textToBase64Url(JSON.stringify(fields));
+  return `${payload}.${hmacSha256Base64Url(key(secret), payload)}`;
 }
 
 /**
  * The ticket in `value` when it is signed with `secret`, names this fan and event, and is
  * younger than {@link QUEUE_TICKET_TTL_MS} at `now` (ms); otherwise null (the caller asks Redis).
+ * The ticket returned is shared (frozen): read it, do not change it.
  */
 export function readQueueTicket(value: string | undefined, secret: string, expected: { eventId: string; fanId: string; now?: number }): QueueTicket | null {
   if (!value || value.length > 512) return null;
-  const dot = value.indexOf(".");
-  if (dot < 1) return null;
-  const payload = value.slice(0, dot);
-  if (!sameText(value.slice(dot + 1), toBase64Url(hmacSha256(key(secret), payload)))) return null;
-  let t: { e?: unknown; f?: unknown; p?: unknown; d?: unknown; t?: unknown; o?: unknown };
-  try {
-    t = JSON.parse(textFromBase64Url(payload) ?? "null") ?? {};
-  } catch {
-    return null;
+  let ticket = verifiedTickets.get(value, secret);
+  if (!ticket) {
+    const dot = value.indexOf(".");
+    if (dot < 1) return null;
+    const payload = value.slice(0, dot);
+    if (!sameText(value.slice(dot + 1), hmacSha256Base64Url(key(secret), payload))) return null;
+    let fields: TicketFields | null;
+    try {
+      fields = JSON.parse(textFromBase64Url(payload) ?? "null") as TicketFields | null;
+    } catch {
+      return null;
+    }
+    const read = fields && ticketFromFields(fields);
+    if (!read) return null;
+    verifiedTickets.set(value, secret, read);
+    ticket = read;
   }
   const now = expected.now ?? Date.now();
-  if (t.e !== expected.eventId || t.f !== expected.fanId) return null;
-  if (typeof t.p !== "number" || typeof t.d !== "number" || typeof t.t !== "number" || now - t.t > QUEUE_TICKET_TTL_MS) return null;
-  return { eventId: t.e, fanId: t.f, position: t.p, draw: t.d >= 0 ? t.d : null, issuedAt: t.t, ...(typeof t.o === "number" ? { onSaleAt: t.o } : {}) };
+  if (ticket.eventId !== expected.eventId || ticket.fanId !== expected.fanId || now - ticket.issuedAt > QUEUE_TICKET_TTL_MS) return null;
+  return ticket;
+}
+
+/** What a ticket's payload holds: e event, f fan, p position, d draw (-1: none), t issued at, o on-sale (ms). */
+type TicketFields = { e?: unknown; f?: unknown; p?: unknown; d?: unknown; t?: unknown; o?: unknown };
+
+/** The ticket `fields` describe (frozen), or null when they are not one. */
+function ticketFromFields(t: TicketFields): QueueTicket | null {
+  if (typeof t.e !== "string" || typeof t.f !== "string" || typeof t.p !== "number" || typeof t.d !== "number" || typeof t.t !== "number") return null;
+  return Object.freeze({ eventId: t.e, fanId: t.f, position: t.p, draw: t.d >= 0 ? t.d : null, issuedAt: t.t, ...(typeof t.o === "number" ? { onSaleAt: t.o } : {}) });
 }
 
 /**
@@ -75,12 +99,29 @@ export function readQueueTicket(value: string | undefined, secret: string, expec
  */
 export function statusFromTicket(ticket: QueueTicket, pub: PublicQueueStatus, now: number): FanQueueStatus | null {
   if (ticket.onSaleAt !== undefined && ticket.onSaleAt !== pub.onSaleAt) return null;
-  const base = { servingCounter: pub.servingCounter, queueLength: pub.queueLength, ratePerMinute: pub.ratePerMinute, paused: pub.paused, onSaleAt: pub.onSaleAt, admittedUntil: null, draw: ticket.draw, preQueueSize: pub.preQueueSize };
   if (now < pub.onSaleAt) {
     if (ticket.draw === null || ticket.position !== 0) return null;
-    return { ...base, state: "pre", position: 0, ahead: 0, etaSeconds: Math.max(0, Math.ceil((pub.onSaleAt - now) / 1000)) };
+    return fanStatus(ticket, pub, "pre", 0, Math.max(0, Math.ceil((pub.onSaleAt - now) / 1000)));
   }
   if (ticket.position <= pub.servingCounter) return null;
   const ahead = ticket.position - pub.servingCounter - 1;
-  return { ...base, state: "waiting", position: ticket.position, ahead, etaSeconds: pub.paused ? null : etaSecondsFor(ahead, pub.ratePerMinute) };
+  return fanStatus(ticket, pub, "waiting", ahead, pub.paused ? null : etaSecondsFor(ahead, pub.ratePerMinute));
+}
+
+/** The fan's status as one object literal (one shape, no spreads: this runs for every answered retry). */
+function fanStatus(ticket: QueueTicket, pub: PublicQueueStatus, state: "pre" | "waiting", ahead: number, etaSeconds: number | null): FanQueueStatus {
+  return {
+    state,
+    position: ticket.position,
+    servingCounter: pub.servingCounter,
+    queueLength: pub.queueLength,
+    ratePerMinute: pub.ratePerMinute,
+    paused: pub.paused,
+    onSaleAt: pub.onSaleAt,
+    admittedUntil: null,
+    ahead,
+    etaSeconds,
+    draw: ticket.draw,
+    preQueueSize: pub.preQueueSize,
+  };
 }

@@ -1,7 +1,9 @@
 /** Admission tokens: each bad case refused with the right status and a clear message. */
+import { createHash } from "node:crypto";
 import { SignJWT } from "jose";
 import { afterAll, describe, expect, it } from "vitest";
 import { closeRedis } from "@/lib/redis";
+import { env } from "@/lib/env";
 import { RateLimitedError } from "@/lib/errors";
 import { enforceLimit } from "@/lib/waiting-room/limits";
 import { AdmissionTokenError, issueAdmissionToken, verifyAdmissionToken } from "@/lib/waiting-room/token";
@@ -50,6 +52,24 @@ describe("admission tokens", () => {
     const e = await refusal(await valid(), { fanId: "usr_a", eventId: "evt_one", now: now + 601_000 });
     expect([e.status, e.reason]).toEqual([401, "expired"]);
     expect(e.message).toMatch(/Join the queue again/);
+  });
+
+  it("are the very bytes jose's SignJWT writes for the same claims and key", async () => {
+    const key = createHash("sha256").update(`${env().BETTER_AUTH_SECRET}:admission-tokens`).digest();
+    for (const c of [
+      { fanId: "usr_a", eventId: "evt_one", position: 7, expiresAt: now + 600_000, now },
+      { fanId: "usr_0123456789abcdefghijklmn", eventId: "evt_zz9", position: 0, expiresAt: now + 1_234_567, now: now + 999 },
+      { fanId: "usr_ü", eventId: "evt_x", position: 123_456_789, expiresAt: now, now },
+    ]) {
+      const jose = await new SignJWT({ evt: c.eventId, pos: c.position })
+        .setProtectedHeader({ alg: "HS256" })
+        .setIssuer("stararena/waiting-room")
+        .setSubject(c.fanId)
+        .setIssuedAt(Math.floor(c.now / 1000))
+        .setExpirationTime(Math.floor(c.expiresAt / 1000))
+        .sign(key);
+      expect(await issueAdmissionToken(c)).toBe(jose);
+    }
   });
 
   it("another fan's → 403; another event's → 403", async () => {

@@ -2,6 +2,7 @@
  * Benchmark harness: a production server of this checkout on its own database and Redis
  * key prefix (freshly migrated and seeded), and autocannon runs against it.
  */
+import { readFileSync } from "node:fs";
 import autocannon from "autocannon";
 import { buildIfNeeded, clearRenderedPages } from "./build";
 import { ensureRunSecrets } from "./local-env";
@@ -16,6 +17,8 @@ export interface BenchServer {
   /** The standalone door (scripts/door.ts), when asked for. */
   doorUrl?: string;
   databaseUrl: string;
+  /** The serving processes' ids: the app (scripts/serve.ts) and, when started, the door. */
+  pids: { server: number; door?: number };
   stop(): Promise<void>;
 }
 
@@ -68,15 +71,34 @@ export async function startBenchServer(port: number, log: (s: string) => void, o
     url,
     doorUrl,
     databaseUrl,
+    pids: { server: tree.children.get("bench server")!.pid!, door: tree.children.get("bench door")?.pid },
     async stop() {
       await tree.stop();
     },
   };
 }
 
+/**
+ * CPU time a process has used so far (user + system, all its threads), in seconds, from Linux's
+ * `/proc/<pid>/stat` (clock ticks: 10 ms). Finer than `ps`'s `cputimes` (whole seconds,
+ * scripts/lib/process-usage.ts), which is too coarse to divide by a few seconds' requests.
+ * @throws when the process is gone or this is not Linux.
+ */
+export function processCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // Fields after the command name (which may hold spaces, hence the last ')'): state is 3, utime 14, stime 15.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+}
+
+/** `getconf CLK_TCK`: 100 on every Linux this runs on (the kernel's USER_HZ, fixed by its ABI). */
+const CLOCK_TICKS_PER_SECOND = 100;
+
 /** One autocannon run's figures: requests per second (mean over the run) and latency percentiles (ms). */
 export interface RunResult {
   rps: number;
+  /** Requests answered during the run. */
+  requests: number;
   p50: number;
   p99: number;
   non2xx: number;
@@ -102,6 +124,7 @@ export async function load(opts: {
   });
   return {
     rps: result.requests.average,
+    requests: result.requests.total,
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,

@@ -17,7 +17,6 @@ loadProjectEnv();
 const { closeDb, db } = await import("@/lib/db");
 const { env } = await import("@/lib/env");
 const { closeRedis } = await import("@/lib/redis");
-const { SESSION_COOKIE, SESSION_DATA_COOKIE } = await import("@/lib/auth/cookie-cache");
 const { arrivalSchedule } = await import("@/lib/simulator/arrivals");
 const { FanJars, SimClient } = await import("@/lib/simulator/client");
 const { createSale } = await import("@/lib/simulator/fans");
@@ -42,10 +41,8 @@ let progressTimer: ReturnType<typeof setInterval> | undefined;
 const lives: Promise<void>[] = [];
 const jars = new FanJars();
 const ipOf = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
-const sessionOf = (i: number) => {
-  const c = book.cookies(i);
-  return { [SESSION_COOKIE]: c.sessionCookie, [SESSION_DATA_COOKIE]: c.sessionDataCookie };
-};
+/** Fan `i`'s session cookies as its requests send them: one string out of the book (lib/simulator/client.ts `SessionCookies`). */
+const sessionOf = (i: number) => book.sessionCookies(i);
 
 function progress() {
   return {
@@ -73,7 +70,7 @@ async function create(s: Setup): Promise<void> {
   // Prove the signed session cookie is accepted, with one request, before the run.
   const r = await client.request<{ user?: { id: string } } | null>("/api/auth/get-session", { session: sessionOf(0), endpoint: "session-proof", headers: { "x-forwarded-for": ipOf(0) } });
   if (r.status !== 200 || r.body?.user?.id !== book.ids[0]) throw new Error(`the signed session cookies were not accepted: ${r.status} ${JSON.stringify(r.body)}`);
-  send({ type: "created", firstFanId: book.ids[0]!, probeSession: s.probeFan ? sessionOf(s.fans) : undefined });
+  send({ type: "created", firstFanId: book.ids[0]!, probeSession: s.probeFan ? book.sessionRecord(s.fans) : undefined });
 }
 
 function start(st: import("@/lib/simulator/crowd").CrowdStart): void {
@@ -91,7 +88,7 @@ function start(st: import("@/lib/simulator/crowd").CrowdStart): void {
     faults: { abandon: 0, decline: 0, slow: 0, duplicate: 0, drop: 0, lateWebhook: 0, lateCapture: 0, forged: 0 },
     edges: setup.edges,
     pollSeconds: setup.pollSeconds,
-    onAdmitted: (i, token) => send({ type: "admitted", i, token, jar: [...jars.get(i)], session: sessionOf(i) }),
+    onAdmitted: (i, token) => send({ type: "admitted", i, token, jar: [...jars.get(i)], session: book.sessionRecord(i) }),
   });
   const plan = arrivalSchedule(setup.fans, st);
   // Each fan's life starts when it arrives (walking the arrivals in time order), so a million
