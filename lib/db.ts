@@ -203,6 +203,13 @@ function open(state: Cache): Pool {
     // Postgres came back. Capped at 1 s here: recovery follows the database within a second.
     backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
     onnotice: () => {},
+    // Named statements are planned for each run's values, as unnamed ones were: a generic plan
+    // Postgres caches for a connection is made once, with the statistics of that moment, and
+    // kept until something invalidates it. Made while a sale's tables were nearly empty, the
+    // worker's sweep kept a nested-loop plan that took 4.7 s a run at 20,000 seats instead of
+    // 24 ms (BENCHMARKS.md, "The shop step by step"). Behind a transaction pooler statements are
+    // unnamed anyway, and PgBouncer refuses startup parameters it does not know.
+    ...(DATABASE_POOLER !== "transaction" ? { connection: { plan_cache_mode: "force_custom_plan" } } : {}),
   };
   const raw = postgres(state.url, { ...options, max: Math.max(1, DATABASE_POOL_MAX - txMax) });
   const rawTx = postgres(state.url, { ...options, max: txMax });
