@@ -66,17 +66,43 @@ function processCpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-/** CPU seconds so far of this run's Postgres backends (their command line names the database). */
-function postgresCpu(): number {
-  let total = 0;
+/** CPU seconds so far of each of this run's Postgres backends (their command line names the database), by pid. */
+function postgresCpuByPid(): Map<number, number> {
+  const byPid = new Map<number, number>();
   for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
     try {
-      if (readFileSync(`/proc/${pid}/cmdline`, "utf8").startsWith("postgres: ") && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(" stararena_benchshop ")) total += processCpuSeconds(Number(pid));
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      if (cmdline.startsWith("postgres: ") && cmdline.includes(" stararena_benchshop ")) byPid.set(Number(pid), processCpuSeconds(Number(pid)));
     } catch {
       // gone meanwhile
     }
   }
-  return total;
+  return byPid;
+}
+
+/**
+ * Postgres's CPU across a step (s): every backend's CPU is sampled every 100 ms, and each
+ * counts from its value at the start (0 for a backend that connected during the step) to the
+ * last value read. A sum of the live backends' totals at both ends would lose the work of a
+ * backend that exited meanwhile (a pool closing an idle connection) and could even come out
+ * negative (it did, once, for the order status step).
+ */
+function postgresCpuTracker(): { stop: () => number } {
+  const first = postgresCpuByPid();
+  const last = new Map(first);
+  const sample = () => {
+    for (const [pid, cpu] of postgresCpuByPid()) last.set(pid, cpu);
+  };
+  const timer = setInterval(sample, 100);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      sample();
+      let total = 0;
+      for (const [pid, cpu] of last) total += cpu - (first.get(pid) ?? 0);
+      return total;
+    },
+  };
 }
 
 /** Runs `work(i)` for i in [0, n) with `concurrency` in flight. */
@@ -137,9 +163,10 @@ async function measure(step: Step, requests: number, run: (count: (status: numbe
   if (listing) await db().execute(q`select pg_stat_statements_reset()`).catch(() => undefined);
   const s0 = await statementsSoFar();
   const from = process.hrtime.bigint() / 1000n;
-  const [a0, p0, r0] = [processCpuSeconds(appPid()), postgresCpu(), redisPid ? processCpuSeconds(redisPid) : 0];
+  const pg = postgresCpuTracker();
+  const [a0, r0] = [processCpuSeconds(appPid()), redisPid ? processCpuSeconds(redisPid) : 0];
   await run((status) => r.statuses.set(status, (r.statuses.get(status) ?? 0) + 1));
-  const [a1, p1, r1] = [processCpuSeconds(appPid()), postgresCpu(), redisPid ? processCpuSeconds(redisPid) : 0];
+  const [a1, pgSeconds, r1] = [processCpuSeconds(appPid()), pg.stop(), redisPid ? processCpuSeconds(redisPid) : 0];
   const s1 = await statementsSoFar();
   // The step's window on the monotonic clock (µs) a CPU profile of the server uses too, to read one step's samples.
   if (process.env.BENCH_SHOP_NODE_ARGS) log(`  ${step}: monotonic µs ${from}–${process.hrtime.bigint() / 1000n}`);
@@ -152,7 +179,7 @@ async function measure(step: Step, requests: number, run: (count: (status: numbe
     for (const t of top) if (Number(t.calls) >= requests / 10) log(`    ${(Number(t.calls) / requests).toFixed(2)}  ${t.query.slice(0, 160)}`);
   }
   r.app.push(((a1 - a0) * 1e6) / requests);
-  r.postgres.push(((p1 - p0) * 1e6) / requests);
+  r.postgres.push((pgSeconds * 1e6) / requests);
   r.redis.push(((r1 - r0) * 1e6) / requests);
   log(`  ${step}: app ${Math.round(r.app.at(-1)!)} µs, Postgres ${Math.round(r.postgres.at(-1)!)} µs, Redis ${Math.round(r.redis.at(-1)!)} µs${r.statements.length ? `, ${r.statements.at(-1)!.toFixed(1)} statements` : ""} per request`);
 }

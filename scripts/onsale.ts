@@ -31,6 +31,8 @@ const USAGE = `npm run onsale -- [flags]
   --small             the CI variant: 500 seats, 5,000 fans, shorter phases
   --hold-minutes N    hold time of the simulated show (1), so abandoned holds return within the run
   --rate N --cap N    admission rate (fans/min, 4800) and active cap (1500)
+  --pacing-ms N       admission pacing (ADR 0015): the run's worker keeps the hold path's p99 near N ms by lowering the active
+                      cap, from 100 fans at the on-sale (default: the environment's ADMISSION_PACING_HOLD_P99_MS, 0 = off)
   --time-limit S      seconds of sale after the on-sale before stopping (0 = until the --budget says; --small: 240)
   --budget S          the whole run's time bound, setup to report (870, inside the reference case's 15 minutes; 0 = none): the sale stops early
                       enough to leave room for the holds to run out, the sweeps to converge and the checks
@@ -114,7 +116,10 @@ const cfg = {
   doorConnections: num("door-connections", 64),
   noDoor: has("no-door"),
   realCdn: has("real-cdn"),
+  pacingMs: str("pacing-ms") === undefined ? undefined : num("pacing-ms", 0),
 };
+// The worker this run starts reads it from the environment (lib/env.ts).
+if (cfg.pacingMs !== undefined) process.env.ADMISSION_PACING_HOLD_P99_MS = String(cfg.pacingMs);
 const log = (s: string) => console.log(`[onsale ${new Date().toISOString().slice(11, 19)}] ${s}`);
 /**
  * The crowd's CPU niceness: the simulated million fans are not the system under test, and on
@@ -252,7 +257,7 @@ const probeJar = cfg.outage ? new Map(Object.entries(createdFans.probeSession ??
 const show = await createSimulatedShow(db(), { capacity: cfg.capacity, holdMinutes: cfg.holdMinutes, rate: cfg.rate, cap: cfg.cap, onSaleInMs: cfg.preSeconds * 1000 + 3_000, runTag });
 const { eventId, onSaleAt, capacity } = show;
 await analyzeLikeAutovacuum();
-log(`show ${eventId}: ${capacity.toLocaleString("en")} seats in ${show.levels.length} price levels; on-sale in ${Math.round((onSaleAt - Date.now()) / 1000)} s; admission ${cfg.rate}/min, cap ${cfg.cap}, holds ${cfg.holdMinutes} min`);
+log(`show ${eventId}: ${capacity.toLocaleString("en")} seats in ${show.levels.length} price levels; on-sale in ${Math.round((onSaleAt - Date.now()) / 1000)} s; admission ${cfg.rate}/min, cap ${cfg.cap}${Number(process.env.ADMISSION_PACING_HOLD_P99_MS ?? 0) > 0 ? ` (paced to a hold p99 of ${process.env.ADMISSION_PACING_HOLD_P99_MS} ms)` : ""}, holds ${cfg.holdMinutes} min`);
 
 // ---------- the sale ----------
 const sale = createSale({ client, eventId, onSaleAt, levels: show.levels, ordinalsByLevel: show.ordinalsByLevel, fanIds: [], jars, sessionOf, ipOf, faults: cfg.faults, edges: cfg.edges, pollSeconds: cfg.pollSeconds });
@@ -318,6 +323,18 @@ const outages: Promise<Awaited<ReturnType<typeof runOutage>>[]> = cfg.outage
   : Promise.resolve([]);
 let outagesDone = !cfg.outage;
 void outages.then(() => (outagesDone = true));
+/** The hold path's p50/p99 (ms) over the app's last complete 5-s window of hold metrics, read once per window (nothing while Redis is out). */
+const { quantile: q, recentHoldLatencies } = await import("@/lib/metrics/holds");
+let holdWindowAt = 0;
+let holdWindowStats: { holdP50Ms?: number; holdP99Ms?: number } = {};
+async function holdWindow(): Promise<{ holdP50Ms?: number; holdP99Ms?: number }> {
+  const w = Math.floor(Date.now() / 5_000);
+  if (w === holdWindowAt) return holdWindowStats;
+  holdWindowAt = w;
+  const ms = (await recentHoldLatencies(eventId).catch(() => [] as number[])).sort((a, b) => a - b);
+  holdWindowStats = ms.length === 0 ? {} : { holdP50Ms: q(ms, 0.5)!, holdP99Ms: q(ms, 0.99)! };
+  return holdWindowStats;
+}
 while (!stopped) {
   await sleep(1_000);
   tick++;
@@ -328,7 +345,7 @@ while (!stopped) {
   heldNow = rows.find((r) => r.status === "held")?.n ?? 0;
   const t = Math.round((Date.now() - onSaleAt) / 100) / 10;
   const inForce = capInForce(lastPublic);
-  timeline.push({ t, queueLength: lastPublic.queueLength, serving: lastPublic.servingCounter, sold, held: heldNow, active: lastPublic.active, cap: inForce.cap });
+  timeline.push({ t, queueLength: lastPublic.queueLength, serving: lastPublic.servingCounter, sold, held: heldNow, active: lastPublic.active, cap: inForce.cap, ...(await holdWindow()) });
   if (sold >= capacity && soldOutAt === null) soldOutAt = Date.now();
   if (tick % 5 === 0) {
     const now = Date.now();
@@ -544,7 +561,7 @@ const report = {
 
 console.log("\n=== on-sale simulation ===");
 console.log(
-  `ran: ${cfg.fans.toLocaleString("en")} fans (${nPre.toLocaleString("en")} in a ${cfg.preSeconds}-s pre-queue, ${nFirst.toLocaleString("en")} in the first ${FIRST_MS / 1000} s after the on-sale, the rest over a ${cfg.burstSeconds}-s burst), ${capacity.toLocaleString("en")} seats, holds ${cfg.holdMinutes} min (the simulated show's hold time; real shows hold 15), admission ${cfg.rate}/min, active cap ${cfg.cap}; ` +
+  `ran: ${cfg.fans.toLocaleString("en")} fans (${nPre.toLocaleString("en")} in a ${cfg.preSeconds}-s pre-queue, ${nFirst.toLocaleString("en")} in the first ${FIRST_MS / 1000} s after the on-sale, the rest over a ${cfg.burstSeconds}-s burst), ${capacity.toLocaleString("en")} seats, holds ${cfg.holdMinutes} min (the simulated show's hold time; real shows hold 15), admission ${cfg.rate}/min, active cap ${cfg.cap}${Number(process.env.ADMISSION_PACING_HOLD_P99_MS ?? 0) > 0 ? `, paced to a hold p99 of ${process.env.ADMISSION_PACING_HOLD_P99_MS} ms` : ""}; ` +
     `${cfg.url ? cfg.url : `${baseUrls.length} app instance(s)`} + local worker, simulator on the same machine: ${report.machine.cores} × ${report.machine.cpu}, ${report.machine.memoryGiB} GiB, Node ${report.machine.node}`,
 );
 console.log(`sold ${sold}/${capacity}${report.timeToSellOutSeconds !== null ? ` in ${report.timeToSellOutSeconds} s` : ""}; tickets ${tickets}; orders ${JSON.stringify(ordersByStatus)}; converged in ${report.convergeSeconds} s`);

@@ -175,6 +175,13 @@ export interface TimelinePoint {
   /** Fans shopping (active admission slots), and the cap in force: the organizer's, or the pacer's when lower. */
   active?: number;
   cap?: number;
+  /**
+   * The hold path's p50 and p99 (ms) over the app's last complete 5-s window of hold metrics
+   * (lib/metrics/holds.ts `recentHoldLatencies`: what the pacer judges and the dashboard shows);
+   * absent when that window had no holds.
+   */
+  holdP50Ms?: number;
+  holdP99Ms?: number;
 }
 
 type Series = [(p: TimelinePoint) => number, string, string];
@@ -224,7 +231,8 @@ ${legend}
  * An HTML page with inline SVG charts over time: fans joined (queue positions handed out),
  * fans still waiting (joined − admitted), admitted (serving counter), seats held and sold;
  * and, when the timeline has them, the fans shopping against the cap in force (the admission
- * pacer's, lib/waiting-room/pacing.ts, when it is below the organizer's).
+ * pacer's, lib/waiting-room/pacing.ts, when it is below the organizer's), and the hold path's
+ * server-side p50/p99 per 5-s window.
  */
 export function chartHtml(title: string, points: TimelinePoint[], capacity: number): string {
   const yMax = Math.max(capacity, ...points.map((p) => Math.max(p.queueLength, p.serving, p.sold)), 1);
@@ -252,11 +260,25 @@ export function chartHtml(title: string, points: TimelinePoint[], capacity: numb
           Math.max(1, ...shopping.map((p) => Math.max(p.active!, p.cap!))),
         )}`
       : "";
+  const timed = points.filter((p) => p.holdP99Ms !== undefined && p.t >= 0);
+  const holds =
+    timed.length > 0
+      ? `<h2 style="font-size:15px">The hold path's latency, server-side (ms, each 5-s window of the app's hold metrics; dotted: the 100-ms target)</h2>\n${panel(
+          timed,
+          [
+            [(p) => p.holdP99Ms!, "#dc2626", "hold p99"],
+            [(p) => p.holdP50Ms ?? 0, "#2563eb", "hold p50"],
+          ],
+          Math.max(200, ...timed.map((p) => p.holdP99Ms!)),
+          { value: 100, color: "#dc2626" },
+        )}`
+      : "";
   const esc = (s: string) => s.replace(/[<>&]/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;" })[c]!);
   return `<!doctype html><html lang="en"><meta charset="utf-8"><title>${esc(title)}</title>
 <body style="font-family:system-ui,sans-serif;margin:24px"><h1 style="font-size:18px">${esc(title)}</h1>
 ${sale}
 ${shop}
+${holds}
 </body></html>
 `;
 }

@@ -10,7 +10,7 @@ import { recordHoldAttempt, RECENT_WINDOW_MS } from "@/lib/metrics/holds";
 import { closeRedis } from "@/lib/redis";
 import { makeFans, makeStudioShow } from "@/lib/testing/fixtures";
 import { capInForce } from "@/lib/waiting-room/cap";
-import { nextPacedCap, paceEvent, PACING, unpaceEvent } from "@/lib/waiting-room/pacing";
+import { eventsToPace, nextPacedCap, paceEvent, PACING, PACING_INTERVAL_MS, unpaceEvent } from "@/lib/waiting-room/pacing";
 import { freeSlot, joinQueue, publicQueueStatus } from "@/lib/waiting-room/queue";
 
 afterAll(async () => {
@@ -110,5 +110,22 @@ describe("a paced event", () => {
     expect(await publicQueueStatus(db(), eventId, t3 + 2_000)).toMatchObject({ active: 300, pacedCap: null, activeCap: 500 });
     // (No pre-queue: servingDraw says so, -1, rather than a missing value.)
     expect((await publicQueueStatus(db(), eventId, t3 + 3_000)).servingDraw).toBe(-1);
+  });
+
+  it("is paced from the slow start's cap before its on-sale, so the first fans are admitted up to it, not up to the organizer's cap", async () => {
+    const now = Date.now();
+    const soon = await makeStudioShow(db(), { onSaleAt: new Date(now + PACING_INTERVAL_MS - 1_000), admissionRatePerMinute: 100_000, activeCap: 500 });
+    const later = await makeStudioShow(db(), { onSaleAt: new Date(now + 10 * PACING_INTERVAL_MS), admissionRatePerMinute: 100_000, activeCap: 500 });
+    const ids = (await eventsToPace(db(), now)).map((e) => e.id);
+    expect(ids).toContain(soon.eventId);
+    expect(ids).not.toContain(later.eventId);
+
+    // 150 fans in the pre-queue; the pacer's step before the on-sale sets the slow start's 100.
+    const fans = await makeFans(db(), 150);
+    for (const [i, f] of fans.entries()) await joinQueue(db(), soon.eventId, f, { now: now + i });
+    expect(await paceEvent(db(), soon.eventId, 80, now + 500)).toMatchObject({ from: null, to: PACING.startCap });
+    // At the on-sale (a second after it, at 100,000/min): 100 admitted, not 150.
+    const atOnSale = now + PACING_INTERVAL_MS;
+    expect(await publicQueueStatus(db(), soon.eventId, atOnSale)).toMatchObject({ active: PACING.startCap, pacedCap: PACING.startCap });
   });
 });
