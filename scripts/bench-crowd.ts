@@ -10,7 +10,7 @@
  *    without both session cookies — is driven two ways:
  *      · "raw": SimClient requests alone (joins and /queue/me, each with a fan's ~1 kB of
  *        session cookies and its jar), as many at once as the door lane has sockets and more;
- *      · "crowd": the crowd's own code path — createSale's fanLife per fan (join, a retry for
+ *      · "crowd": the crowd's own code path — createCrowdSale's fanLife per fan (join, a retry for
  *        some, the poll wheel, /queue/me, the admitted hand-over as the crowd builds it).
  *    Reported: this process's CPU time (process.cpuUsage, user + system) per origin request.
  *    CPU time, not wall time, because the machine is shared with other benchmarks.
@@ -105,7 +105,7 @@ if (part === "http") {
   const { SESSION_COOKIE, SESSION_DATA_COOKIE, signSessionData, signSessionToken } = await import("@/lib/auth/cookie-cache");
   const clientModule = await import("@/lib/simulator/client");
   const { FanJars, SimClient } = clientModule;
-  const { createSale } = await import("@/lib/simulator/fans");
+  const { createCrowdSale } = await import("@/lib/simulator/fans");
   const sessionsModule = await import("@/lib/simulator/sessions");
   const { FanBook } = sessionsModule;
   const eventId = "evt_benchcrowd";
@@ -164,23 +164,20 @@ if (part === "http") {
     return { ...r, requests, errors };
   }
 
-  /** Crowd: `fans` fans' lives through createSale, launched like the crowd (a backlog of at most 4 × the door's sockets). */
+  /** Crowd: `fans` fans' lives through createCrowdSale, launched like the crowd (a backlog of at most 4 × the door's sockets). */
   async function crowd(fans: number) {
     const client = new SimClient([door.url], 96, 0.1, door.url, doorConnections);
     const jars = new FanJars();
     let admitted = 0;
     let handedOver = 0;
-    const sale = createSale({
+    const sale = createCrowdSale({
       client,
       eventId,
       onSaleAt: Date.now() - 1_000,
-      levels: [],
-      ordinalsByLevel: [],
       fanIds: book.ids,
       jars,
       sessionOf,
       ipOf,
-      faults: { abandon: 0, decline: 0, slow: 0, duplicate: 0, drop: 0, lateWebhook: 0, lateCapture: 0, forged: 0 },
       edges: 4,
       pollSeconds: 0.3,
       // What the crowd builds for the parent (the IPC send itself is left out).
@@ -243,13 +240,12 @@ if (part === "http") {
      * says little, and Postgres's share of the work is most of it.
      */
     const backendCpu = async () => {
-      const { readFileSync } = await import("node:fs");
+      const { processCpuSeconds } = await import("./lib/bench-server");
       const rows = (await db().execute(sql`select pid from pg_stat_activity where datname = current_database() and backend_type = 'client backend'`)) as unknown as { pid: number }[];
       const out = new Map<number, number>();
       for (const { pid } of rows) {
         try {
-          const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-          out.set(pid, (Number(fields[11]) + Number(fields[12])) / 100); // utime + stime, in USER_HZ (100)
+          out.set(pid, processCpuSeconds(pid));
         } catch {
           // not on this machine, or gone
         }

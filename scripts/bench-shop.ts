@@ -50,7 +50,7 @@ process.env.PAYMENT_PROVIDER = "sandbox";
 
 const { buildIfNeeded, clearRenderedPages } = await import("./lib/build");
 const { supervise } = await import("./lib/processes");
-const { median } = await import("./lib/bench-server");
+const { median, processCpuSeconds } = await import("./lib/bench-server");
 const { dropDatabase, ensureDatabase, runMigrations } = await import("@/lib/migrations");
 const { closeDb, db } = await import("@/lib/db");
 const { closeRedis } = await import("@/lib/redis");
@@ -58,13 +58,6 @@ const { env } = await import("@/lib/env");
 const { createSimulatedShow } = await import("@/lib/simulator/show");
 const { createFansWithSessions } = await import("@/lib/simulator/sessions");
 const { SESSION_COOKIE, SESSION_DATA_COOKIE } = await import("@/lib/auth/cookie-cache");
-
-/** CPU seconds (user + system) a process has used so far, from /proc (10-ms ticks). */
-function processCpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 /** CPU seconds so far of each of this run's Postgres backends (their command line names the database), by pid. */
 function postgresCpuByPid(): Map<number, number> {

@@ -102,6 +102,15 @@ export interface Sale {
   readonly laterJoins: (TimedJoin & { fanId: string })[];
 }
 
+/**
+ * The crowd's sale (scripts/lib/onsale-crowd.ts, and bench:crowd measuring it): fans who only
+ * queue — join, retry, wait on the timing wheel, take their turn — and are handed over at
+ * admission through `onAdmitted` (required here), so no price levels and no PSP faults.
+ */
+export function createCrowdSale(setup: Omit<SaleSetup, "levels" | "ordinalsByLevel" | "faults" | "onAdmitted"> & { onAdmitted: NonNullable<SaleSetup["onAdmitted"]> }): Sale {
+  return createSale({ ...setup, levels: [], ordinalsByLevel: [], faults: { abandon: 0, decline: 0, slow: 0, duplicate: 0, drop: 0, lateWebhook: 0, lateCapture: 0, forged: 0 } });
+}
+
 /** The simulated fans of one run. */
 export function createSale(setup: SaleSetup): Sale {
   const { client, eventId, onSaleAt, levels, ordinalsByLevel, fanIds, jars, ipOf } = setup;

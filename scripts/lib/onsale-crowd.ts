@@ -19,7 +19,7 @@ const { env } = await import("@/lib/env");
 const { closeRedis } = await import("@/lib/redis");
 const { arrivalSchedule } = await import("@/lib/simulator/arrivals");
 const { FanJars, SimClient } = await import("@/lib/simulator/client");
-const { createSale } = await import("@/lib/simulator/fans");
+const { createCrowdSale } = await import("@/lib/simulator/fans");
 const { fairnessOf } = await import("@/lib/simulator/fairness");
 const { createFanBook } = await import("@/lib/simulator/sessions");
 type Msg = import("@/lib/simulator/crowd").CrowdCommand;
@@ -75,17 +75,14 @@ async function create(s: Setup): Promise<void> {
 
 function start(st: import("@/lib/simulator/crowd").CrowdStart): void {
   eventId = st.eventId;
-  sale = createSale({
+  sale = createCrowdSale({
     client,
     eventId,
     onSaleAt: st.onSaleAt,
-    levels: [],
-    ordinalsByLevel: [],
     fanIds: book.ids,
     jars,
     sessionOf,
     ipOf,
-    faults: { abandon: 0, decline: 0, slow: 0, duplicate: 0, drop: 0, lateWebhook: 0, lateCapture: 0, forged: 0 },
     edges: setup.edges,
     pollSeconds: setup.pollSeconds,
     onAdmitted: (i, token) => send({ type: "admitted", i, token, jar: [...jars.get(i)], session: book.sessionRecord(i) }),
