@@ -8,7 +8,7 @@ import { useState } from "react";
 import { SalesChart } from "@/components/sales-chart";
 import type { LiveStats } from "@/lib/dashboard/live";
 import { formatCount, formatMoney } from "@/lib/format";
-import { capInForce } from "@/lib/waiting-room/cap";
+import { rateInForce } from "@/lib/waiting-room/rate";
 
 /** A share as a percentage; "—" when there is nothing to divide (no payments yet is not 0 % success). */
 const pct = (x: number | null) => (x === null ? "—" : `${(x * 100).toFixed(1)}%`);
@@ -65,12 +65,13 @@ export function LiveView({ eventId, name }: { eventId: string; name: string }) {
         <Tile label="Waiting now" value={formatCount(data.waiting)} testId="live-waiting" />
         <Tile label="Joined the queue" value={formatCount(q.queueLength)} testId="live-queue" />
         <Tile label="Admitted (serving counter)" value={formatCount(q.servingCounter)} />
+        <Tile label="Active / cap" value={`${formatCount(q.active)} / ${formatCount(q.activeCap)}`} testId="live-cap" />
         <Tile
-          label={capInForce(q).paced ? "Active / cap (paced to the shop)" : "Active / cap"}
-          value={`${formatCount(q.active)} / ${formatCount(capInForce(q).cap)}`}
-          testId="live-cap"
+          label={rateInForce(q).paced ? "Admission rate (paced to the shop)" : "Admission rate"}
+          value={`${formatCount(rateInForce(q).rate)}/min${rateInForce(q).paced ? ` of ${formatCount(q.ratePerMinute)}` : ""}${q.paused ? " · paused" : ""}`}
+          warn={q.paused}
+          testId="live-rate"
         />
-        <Tile label="Admission rate" value={`${formatCount(q.ratePerMinute)}/min${q.paused ? " · paused" : ""}`} warn={q.paused} />
         <Tile label="Hold-expiry rate" value={data.holdExpiryRate === null ? "—" : `${pct(data.holdExpiryRate)} (${data.holdsExpired}/${data.holdsStarted})`} />
         <Tile label="Payment success" value={pct(data.paymentSuccessRate)} />
         <Tile label="Payment declines" value={pct(data.paymentDeclineRate)} warn={(data.paymentDeclineRate ?? 0) > 0.2} />

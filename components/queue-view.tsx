@@ -16,6 +16,7 @@ import { isTrouble, troubleDelayMs, troubleMessage } from "@/components/trouble"
 import { formatCount } from "@/lib/format";
 import { intlLocale } from "@/lib/i18n/config";
 import { estimatedPreQueuePosition, pollDelayMs, preQueueTurnNear } from "@/lib/waiting-room/draw";
+import { rateInForce } from "@/lib/waiting-room/rate";
 import type { FanQueueStatus, PublicQueueStatus } from "@/lib/waiting-room/room";
 
 type Fan = FanQueueStatus & { admissionToken: string | null };
@@ -121,7 +122,7 @@ export function QueueView(props: { eventId: string; slug: string; name: string; 
             if (me.ok) return !cancelled && setFan(me.data);
           }
           const mine = fan.state === "pre" && fan.draw !== null ? estimatedPreQueuePosition(fan.draw, r.data.preQueueSize) : fan.position;
-          await sleep(jitter(pollDelayMs(mine - r.data.servingCounter - 1, r.data.paused ? 0 : r.data.ratePerMinute)));
+          await sleep(jitter(pollDelayMs(mine - r.data.servingCounter - 1, r.data.paused ? 0 : rateInForce(r.data).rate)));
         } else if (isTrouble(r.status)) {
           const wait = troubleDelayMs(trouble++, r.retryAfter);
           setNotice(troubleMessage(troubleText, wait));
@@ -139,7 +140,7 @@ export function QueueView(props: { eventId: string; slug: string; name: string; 
 
   const onSaleIn = Math.max(0, Math.ceil((new Date(props.onSaleAt).getTime() - now) / 1000));
   const serving = pub?.servingCounter ?? fan?.servingCounter ?? 0;
-  const rate = pub?.ratePerMinute ?? fan?.ratePerMinute ?? 0;
+  const rate = pub ? rateInForce(pub).rate : (fan?.ratePerMinute ?? 0);
   const paused = pub?.paused ?? fan?.paused ?? false;
   // After the on-sale a pre-queue fan sees an estimate of its drawn place until its turn is near.
   const drawn = fan?.state === "pre" && now >= fan.onSaleAt && fan.draw !== null;

@@ -57,7 +57,7 @@ const server = http.createServer((req, res) => {
     res.end(text);
   };
   if (req.method === "GET" && url === "/api/events/" + EV + "/queue") {
-    return answer(200, { servingCounter: 1e9, queueLength: 0, active: 0, ratePerMinute: 600, activeCap: 100, pacedCap: null, paused: false, onSaleAt: 0, now: Date.now(), preQueueSize: 0, servingDraw: -1 }, { "cache-control": "public, max-age=1, s-maxage=1, stale-while-revalidate=2" });
+    return answer(200, { servingCounter: 1e9, queueLength: 0, active: 0, ratePerMinute: 600, activeCap: 100, pacedRate: null, paused: false, onSaleAt: 0, now: Date.now(), preQueueSize: 0, servingDraw: -1 }, { "cache-control": "public, max-age=1, s-maxage=1, stale-while-revalidate=2" });
   }
   // A fan's request: both session cookies, every time (the door's userFromCookieCache).
   if (!has(cookie, "better-auth.session_token") || !has(cookie, "better-auth.session_data")) return answer(401, { error: "sign in", code: "sign_in_required" });

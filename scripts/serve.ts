@@ -26,7 +26,7 @@
 import { randomUUID } from "node:crypto";
 import { Agent, createServer, IncomingMessage, request as httpRequest, type ServerResponse } from "node:http";
 import next from "next";
-import { matchLane, serveLane, type LaneMatch } from "./lib/api-lane";
+import { matchLane, preloadLane, serveLane, type LaneMatch } from "./lib/api-lane";
 import { serverSettings } from "./lib/server-settings";
 import { exitWithParent } from "./lib/processes";
 import { CLIENT_IP_HEADER, resolveClientIp } from "@/lib/client-ip";
@@ -203,6 +203,8 @@ const lane = !dev && process.env.API_LANE !== "0";
 const app = next({ dev, hostname: "localhost", port, dir: process.cwd(), turbopack: dev ? true : undefined });
 const handle = app.getRequestHandler();
 await app.prepare();
+// The lane's route modules are loaded before the server listens (./lib/api-lane.ts `preloadLane`).
+if (lane) await preloadLane();
 
 /** The standalone door (scripts/door.ts) this server forwards the waiting room's paths to, when DOOR_URL is set. */
 const door = e.DOOR_URL ? new URL(e.DOOR_URL) : undefined;

@@ -138,7 +138,7 @@ export function startLocalWorker(db: Db, opts: WorkerOptions = {}): () => Promis
     pacing = pacing.then(async () => {
       try {
         for (const step of await paceOnSales(db, pacingTargetMs)) {
-          if (step.to !== step.from) log(`pacing ${step.eventId}: cap ${step.from ?? "none"} → ${step.to} (active ${step.active}, hold p99 ${step.p99 ?? "–"} ms of ${step.samples})`);
+          if (step.to !== step.from) log(`pacing ${step.eventId}: rate ${step.from ?? "none"} → ${step.to}/min (hold p99 ${step.p99 ?? "–"} ms, p50 ${step.p50 ?? "–"} ms against an unloaded ${step.baseP50 ?? "–"} ms, of ${step.samples})`);
         }
       } catch (error) {
         if (Date.now() - lastPacingWarning >= 60_000) {

@@ -109,8 +109,17 @@ export async function holdStats(eventId: string, minutes = 5, now = Date.now()):
  * before the one `now` falls in, at most 1,000 per window: what the admission pacer reads.
  */
 export async function recentHoldLatencies(eventId: string, now = Date.now(), windows = 1): Promise<number[]> {
+  return (await recentHoldWindows(eventId, now, windows)).flat();
+}
+
+/**
+ * The same latencies window by window (ms, newest window first): `windows` arrays, one per
+ * complete {@link RECENT_WINDOW_MS} window before the one `now` falls in (empty when it had
+ * no holds or has expired: they are kept 2 minutes).
+ */
+export async function recentHoldWindows(eventId: string, now = Date.now(), windows = 1): Promise<number[][]> {
   const p = redis().pipeline();
   for (let k = 1; k <= windows; k++) p.lrange(eventKey(eventId, "metrics", "holdms5", recentWindow(now) - k), 0, -1);
-  const replies = (await p.exec()) as (number | string)[][];
-  return replies.flat().map(Number);
+  const replies = (await p.exec()) as ((number | string)[] | null)[];
+  return replies.map((r) => (r ?? []).map(Number));
 }

@@ -97,11 +97,13 @@ describe("simulator statistics", () => {
     expect(html).toContain("<svg");
     expect(html.match(/<polyline/g)).toHaveLength(5);
     expect(html).toContain("waiting");
-    // With the shop's figures: a second panel, fans shopping against the cap in force.
-    const withShop = chartHtml("t", [{ t: 1, queueLength: 10, serving: 5, sold: 0, held: 2, active: 5, cap: 100 }, { t: 6, queueLength: 10, serving: 9, sold: 2, held: 4, active: 7, cap: 75 }], 8);
-    expect(withShop.match(/<svg/g)).toHaveLength(2);
-    expect(withShop.match(/<polyline/g)).toHaveLength(7);
-    expect(withShop).toContain("cap in force");
+    // With the shop's figures: a second panel, fans shopping against the organizer's cap, and a
+    // third, the admission rate in force.
+    const withShop = chartHtml("t", [{ t: 1, queueLength: 10, serving: 5, sold: 0, held: 2, active: 5, cap: 100, rate: 300 }, { t: 6, queueLength: 10, serving: 9, sold: 2, held: 4, active: 7, cap: 100, rate: 375 }], 8);
+    expect(withShop.match(/<svg/g)).toHaveLength(3);
+    expect(withShop.match(/<polyline/g)).toHaveLength(8);
+    expect(withShop).toContain("organizer's cap");
+    expect(withShop).toContain("Admission rate in force");
   });
 });
 

@@ -172,9 +172,11 @@ export interface TimelinePoint {
   serving: number;
   sold: number;
   held: number;
-  /** Fans shopping (active admission slots), and the cap in force: the organizer's, or the pacer's when lower. */
+  /** Fans shopping (active admission slots), and the organizer's cap on them. */
   active?: number;
   cap?: number;
+  /** The admission rate in force (fans/min): the organizer's, or the pacer's when lower (lib/waiting-room/rate.ts). */
+  rate?: number;
   /**
    * The hold path's p50 and p99 (ms) over the app's last complete 5-s window of hold metrics
    * (lib/metrics/holds.ts `recentHoldLatencies`: what the pacer judges and the dashboard shows);
@@ -230,9 +232,9 @@ ${legend}
 /**
  * An HTML page with inline SVG charts over time: fans joined (queue positions handed out),
  * fans still waiting (joined − admitted), admitted (serving counter), seats held and sold;
- * and, when the timeline has them, the fans shopping against the cap in force (the admission
- * pacer's, lib/waiting-room/pacing.ts, when it is below the organizer's), and the hold path's
- * server-side p50/p99 per 5-s window.
+ * and, when the timeline has them, the fans shopping against the organizer's cap, the
+ * admission rate in force (the admission pacer's, lib/waiting-room/pacing.ts, when it is below
+ * the organizer's), and the hold path's server-side p50/p99 per 5-s window.
  */
 export function chartHtml(title: string, points: TimelinePoint[], capacity: number): string {
   const yMax = Math.max(capacity, ...points.map((p) => Math.max(p.queueLength, p.serving, p.sold)), 1);
@@ -251,13 +253,22 @@ export function chartHtml(title: string, points: TimelinePoint[], capacity: numb
   const shopping = points.filter((p) => p.active !== undefined && p.cap !== undefined);
   const shop =
     shopping.length > 0
-      ? `<h2 style="font-size:15px">The shop: fans shopping at once and the cap in force</h2>\n${panel(
+      ? `<h2 style="font-size:15px">The shop: fans shopping at once and the organizer's cap</h2>\n${panel(
           shopping,
           [
             [(p) => p.active!, "#7c3aed", "fans shopping (active)"],
-            [(p) => p.cap!, "#dc2626", "cap in force (organizer's, or the pacer's when lower)"],
+            [(p) => p.cap!, "#dc2626", "organizer's cap"],
           ],
           Math.max(1, ...shopping.map((p) => Math.max(p.active!, p.cap!))),
+        )}`
+      : "";
+  const rated = points.filter((p) => p.rate !== undefined && p.t >= 0);
+  const rates =
+    rated.length > 0
+      ? `<h2 style="font-size:15px">Admission rate in force (fans a minute: the organizer's, or the pacer's when lower)</h2>\n${panel(
+          rated,
+          [[(p) => p.rate!, "#0891b2", "admission rate in force"]],
+          Math.max(1, ...rated.map((p) => p.rate!)),
         )}`
       : "";
   const timed = points.filter((p) => p.holdP99Ms !== undefined && p.t >= 0);
@@ -278,6 +289,7 @@ export function chartHtml(title: string, points: TimelinePoint[], capacity: numb
 <body style="font-family:system-ui,sans-serif;margin:24px"><h1 style="font-size:18px">${esc(title)}</h1>
 ${sale}
 ${shop}
+${rates}
 ${holds}
 </body></html>
 `;

@@ -10,6 +10,7 @@
  * shares the edge's copy anyway).
  */
 import { estimatedPreQueuePosition, pollDelayMs, preQueueTurnNear } from "@/lib/waiting-room/draw";
+import { rateInForce } from "@/lib/waiting-room/rate";
 import type { FanQueueStatus, PublicQueueStatus } from "@/lib/waiting-room/room";
 
 /** The part of a fan's own status the wheel judges. */
@@ -23,7 +24,7 @@ export function turnNear(s: WaitingStatus, pub: PublicQueueStatus): boolean {
 /** The pause (ms, before jitter) until the next look of a fan whose turn is not near yet. */
 export function nextPollMs(s: WaitingStatus, pub: PublicQueueStatus, baseMs: number): number {
   const mine = s.state === "pre" && s.draw !== null ? estimatedPreQueuePosition(s.draw, pub.preQueueSize) : s.position;
-  return pollDelayMs(mine - pub.servingCounter - 1, pub.paused ? 0 : pub.ratePerMinute, baseMs);
+  return pollDelayMs(mine - pub.servingCounter - 1, pub.paused ? 0 : rateInForce(pub).rate, baseMs);
 }
 
 interface Entry {

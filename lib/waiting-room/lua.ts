@@ -1,7 +1,7 @@
 /**
  * The waiting room's Lua. Keys of one event (hash tag shared with its inventory):
  *   cfg    HASH  onSaleAt (ms), rate (fans/min), cap (active), paused (0/1), ttl (ms, admission window),
- *                pacedCap (active; written only by the admission pacer, ./pacing.ts: absent = not paced)
+ *                pacedRate (fans/min; written only by the admission pacer, ./pacing.ts: absent = not paced)
  *   pre    ZSET  pre-queue: fanId scored by a random number fixed at join (rank = position after the on-sale)
  *   pos    HASH  fanId → position for fans who joined after the on-sale (or rejoined)
  *   st     HASH  serving (serving counter), last (ms, rate accounting), tail (joins after the on-sale)
@@ -10,19 +10,20 @@
  *   turns  HASH  position → holds made in this turn (a turn's slot is extended by at most a few holds)
  *
  * Admission is lazy: every script first advances the serving counter for the time that
- * passed — at most `rate` admissions in any trailing minute, never more than `cap` (or
- * `pacedCap`, when lower) active slots, never past the queue's end, nothing while paused. Work per call does not
+ * passed — admissions spread evenly at `rate` (or `pacedRate`, when lower) fans a minute and
+ * never more than `rate` in any trailing minute, never more than `cap` active slots, never
+ * past the queue's end, nothing while paused. Work per call does not
  * depend on the queue's length (ZCARD, ZCOUNT, and one ZADD per fan admitted now).
  */
 const ADVANCE = `
 local cfg, pre, pos, st, slots, adm = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local now = tonumber(ARGV[1])
-local c = redis.call('HMGET', cfg, 'onSaleAt', 'rate', 'cap', 'paused', 'ttl', 'pacedCap')
+local c = redis.call('HMGET', cfg, 'onSaleAt', 'rate', 'cap', 'paused', 'ttl', 'pacedRate')
 if not c[1] then return {'NO_CONFIG'} end
 local onSaleAt, rate, cap, paused, ttl = tonumber(c[1]), tonumber(c[2]), tonumber(c[3]), c[4] == '1', tonumber(c[5])
-local pacedCap = tonumber(c[6] or '-1')
-local room = cap
-if pacedCap >= 0 and pacedCap < room then room = pacedCap end
+local pacedRate = tonumber(c[6] or '-1')
+local pace = rate
+if pacedRate > 0 and pacedRate < pace then pace = pacedRate end
 local s = redis.call('HMGET', st, 'serving', 'last', 'tail')
 local serving, last, tail = tonumber(s[1] or '0'), tonumber(s[2] or '0'), tonumber(s[3] or '0')
 local preSize = redis.call('ZCARD', pre)
@@ -36,8 +37,8 @@ if now >= onSaleAt then
   if paused then
     last = now
   else
-    local allowance = math.floor((now - last) * rate / 60000)
-    local n = math.min(allowance, rate - redis.call('ZCARD', adm), room - active, size - serving)
+    local allowance = math.floor((now - last) * pace / 60000)
+    local n = math.min(allowance, rate - redis.call('ZCARD', adm), cap - active, size - serving)
     if n < 0 then n = 0 end
     for p = serving + 1, serving + n do
       redis.call('ZADD', slots, now + ttl, p)
@@ -45,15 +46,15 @@ if now >= onSaleAt then
     end
     serving = serving + n
     active = active + n
-    if n == allowance then last = last + n * 60000 / rate else last = now end
+    if n == allowance then last = last + n * 60000 / pace else last = now end
   end
   redis.call('HSET', st, 'serving', serving, 'last', last)
 end
 `;
 
 /**
- * Public status. ARGV: now → {'OK', serving, size, active, rate, cap, paused, onSaleAt, preSize, servingDraw, pacedCap} | {'NO_CONFIG'}
- * pacedCap: the pacer's cap ('-1' when the event is not paced).
+ * Public status. ARGV: now → {'OK', serving, size, active, rate, cap, paused, onSaleAt, preSize, servingDraw, pacedRate} | {'NO_CONFIG'}
+ * rate: the organizer's; pacedRate: the pacer's (fans/min; '-1' when the event is not paced).
  * servingDraw: pre-queue fans whose draw is ≤ it have had their turn ('-1' none yet; 2^48 all of them).
  * It lets a pre-queue fan learn that its turn came from the public, cacheable status alone,
  * so the on-sale does not make every pre-queue fan ask for its own place at once.
@@ -63,7 +64,7 @@ export const STATUS = `${ADVANCE}
 local servingDraw = '-1'
 if preSize > 0 and serving >= preSize then servingDraw = '281474976710656'
 elseif preSize > 0 and serving > 0 then servingDraw = redis.call('ZRANGE', pre, serving - 1, serving - 1, 'WITHSCORES')[2] end
-return {'OK', serving, size, active, rate, cap, paused and 1 or 0, onSaleAt, preSize, servingDraw, pacedCap}
+return {'OK', serving, size, active, rate, cap, paused and 1 or 0, onSaleAt, preSize, servingDraw, pacedRate}
 `;
 
 /** Shared: the fan's position (0 = not in the queue) and, after the on-sale, their state. */
@@ -87,7 +88,7 @@ local function fanReply(tag)
   end
   local shown = p
   if state == 'pre' then shown = 0 end
-  return {tag, state, shown, serving, size, rate, paused and 1 or 0, onSaleAt, slotUntil, draw, preSize}
+  return {tag, state, shown, serving, size, pace, paused and 1 or 0, onSaleAt, slotUntil, draw, preSize}
 end
 `;
 
@@ -101,6 +102,7 @@ end
  * Before the on-sale: into the pre-queue with the given random score (ZADD NX keeps the first).
  * After: appended in arrival order. `rejoin` gives a fan whose turn expired a new place at the back.
  * → {'OK', state, position, serving, size, rate, paused, onSaleAt, slotUntil, draw, preSize}
+ *   rate: the rate in force (the pacer's when lower than the organizer's), for the fan's ETA.
  *   draw: the fan's pre-queue draw ('-1' when the fan joined after the on-sale); preSize: pre-queue fans.
  */
 export const JOIN = `${ADVANCE}

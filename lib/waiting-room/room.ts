@@ -29,10 +29,11 @@ export interface PublicQueueStatus {
   /** The organizer's cap on fans shopping at once. */
   activeCap: number;
   /**
-   * The admission pacer's cap (./pacing.ts, never above `activeCap`): how many fans the shop
-   * serves at once with its hold latency on target; null when the event is not paced.
+   * The admission pacer's rate (fans/min, ./pacing.ts; in force when below `ratePerMinute`):
+   * how fast the shop takes new fans with its hold latency on target; null when the event is
+   * not paced.
    */
-  pacedCap: number | null;
+  pacedRate: number | null;
   paused: boolean;
   onSaleAt: number;
   now: number;
@@ -52,6 +53,7 @@ export interface FanQueueStatus {
   position: number;
   servingCounter: number;
   queueLength: number;
+  /** The admission rate in force (fans/min: the pacer's when lower than the organizer's), which the ETA follows. */
   ratePerMinute: number;
   paused: boolean;
   onSaleAt: number;
@@ -161,14 +163,14 @@ export async function fanRoomStatus(store: RoomStore, eventId: string, fanId: st
 
 /** The public status: constant Redis work whatever the queue's length. */
 export async function publicRoomStatus(store: RoomStore, eventId: string, now = Date.now()): Promise<PublicQueueStatus> {
-  const [, serving, size, active, rate, cap, paused, onSaleAt, preSize, servingDraw, pacedCap] = await run(store, STATUS, eventId, [now]);
+  const [, serving, size, active, rate, cap, paused, onSaleAt, preSize, servingDraw, pacedRate] = await run(store, STATUS, eventId, [now]);
   return {
     servingCounter: Number(serving),
     queueLength: Number(size),
     active: Number(active),
     ratePerMinute: Number(rate),
     activeCap: Number(cap),
-    pacedCap: Number(pacedCap ?? -1) >= 0 ? Number(pacedCap) : null,
+    pacedRate: Number(pacedRate ?? -1) > 0 ? Number(pacedRate) : null,
     paused: Number(paused) === 1,
     onSaleAt: Number(onSaleAt),
     now,

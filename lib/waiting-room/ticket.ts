@@ -11,6 +11,7 @@
  * may have come is always asked about in Redis.
  */
 import { etaSecondsFor, type FanQueueStatus, type PublicQueueStatus } from "@/lib/waiting-room/room";
+import { rateInForce } from "@/lib/waiting-room/rate";
 import { hmacSha256Base64Url, sameText, sha256, textFromBase64Url, textToBase64Url, VerifiedMemo } from "@/lib/signing";
 
 /** What a ticket says about one fan in one event's queue. */
@@ -105,7 +106,7 @@ export function statusFromTicket(ticket: QueueTicket, pub: PublicQueueStatus, no
   }
   if (ticket.position <= pub.servingCounter) return null;
   const ahead = ticket.position - pub.servingCounter - 1;
-  return fanStatus(ticket, pub, "waiting", ahead, pub.paused ? null : etaSecondsFor(ahead, pub.ratePerMinute));
+  return fanStatus(ticket, pub, "waiting", ahead, pub.paused ? null : etaSecondsFor(ahead, rateInForce(pub).rate));
 }
 
 /** The fan's status as one object literal (one shape, no spreads: this runs for every answered retry). */
@@ -115,7 +116,7 @@ function fanStatus(ticket: QueueTicket, pub: PublicQueueStatus, state: "pre" | "
     position: ticket.position,
     servingCounter: pub.servingCounter,
     queueLength: pub.queueLength,
-    ratePerMinute: pub.ratePerMinute,
+    ratePerMinute: rateInForce(pub).rate,
     paused: pub.paused,
     onSaleAt: pub.onSaleAt,
     admittedUntil: null,

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { LANE_ROUTES, matchLane, serveLane } from "./api-lane";
+import { LANE_ROUTES, matchLane, preloadLane, serveLane } from "./api-lane";
 
 describe("the API lane's routes", () => {
   it.each(LANE_ROUTES.map((r) => [r.pattern, r.file]))("%s is the path Next gives %s, whose module imports nothing of Next's", (pattern, file) => {
@@ -10,6 +10,15 @@ describe("the API lane's routes", () => {
     const nextPath = `/${file.replace(/^app\//, "").replace(/\/route\.ts$/, "")}`.replace(/\[([a-zA-Z]+)\]/g, ":$1");
     expect(pattern).toBe(nextPath);
     expect(readFileSync(file, "utf8")).not.toMatch(/from\s+["']next\//);
+  });
+
+  it("loads every route's module at start (preloadLane), each exporting a handler", async () => {
+    await preloadLane();
+    const methods = ["GET", "POST", "PUT", "DELETE", "PATCH"] as const;
+    for (const r of LANE_ROUTES) {
+      const mod = (await import(/* @vite-ignore */ `@/${r.file}`)) as Record<string, unknown>;
+      expect(methods.some((m) => typeof mod[m] === "function"), r.file).toBe(true);
+    }
   });
 
   it("matches a path with its decoded parameters, whatever the query", async () => {

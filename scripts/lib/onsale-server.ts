@@ -27,6 +27,12 @@ export interface OnsaleServerOptions {
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/**
+ * The standalone door's CPU niceness in a simulation (`nice -n`): it yields to the shop. On one
+ * machine its flood of joins otherwise takes the cores the shop's holds wait for; in the
+ * reference case it runs on cores of its own (docs/scaling.md).
+ */
+const DOOR_NICE = 5;
 
 let tree: Supervisor | undefined;
 let deps: PrivateDeps | undefined;
@@ -111,7 +117,10 @@ export async function prepareOwnServer(opts: OnsaleServerOptions): Promise<Priva
     const port = new URL(opts.doorUrl).port;
     // The door needs Postgres only to restore a lost queue configuration and for sessions the cookie cache cannot vouch for.
     // ONSALE_DOOR_NODE_ARGS: node flags for the door only (e.g. "--cpu-prof --cpu-prof-dir=DIR").
-    specs.push({ name: `door ${port}`, script: "scripts/door.ts", args: ["-p", port, "-H", "127.0.0.1"], nodeArgs: (process.env.ONSALE_DOOR_NODE_ARGS ?? "").split(" ").filter(Boolean), output: "stderr", env: { ...childEnv, DOOR_PORT: port, APP_URL: baseUrl, TRUSTED_PROXY_HOPS: "1", DATABASE_POOL_MAX: "3" } });
+    // At the crowd's niceness (scripts/onsale.ts CROWD_NICE): the door's flood yields to the
+    // shop, as it would on cores of its own (docs/scaling.md counts six door processes for the
+    // reference case), and its backlog waits in the queue where the report shows it.
+    specs.push({ name: `door ${port}`, script: "scripts/door.ts", nice: DOOR_NICE, args: ["-p", port, "-H", "127.0.0.1"], nodeArgs: (process.env.ONSALE_DOOR_NODE_ARGS ?? "").split(" ").filter(Boolean), output: "stderr", env: { ...childEnv, DOOR_PORT: port, APP_URL: baseUrl, TRUSTED_PROXY_HOPS: "1", DATABASE_POOL_MAX: "3" } });
   }
   specs.push({
     name: "worker",
