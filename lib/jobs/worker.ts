@@ -1,7 +1,8 @@
 /**
  * The local worker (docs/design.md, "Durable jobs"): it runs the same repairs as the Inngest
  * functions on a short interval — hold expiry, payment queries, ticket issuance, late
- * payments — and reconciliation every minute, so everything converges with no Inngest
+ * payments, the Redis inventory of shows about to go on sale — and reconciliation every
+ * minute, so everything converges with no Inngest
  * server (or an unreachable one). Where Inngest is configured it also relays the outbox.
  * Beside the passes, on its own {@link PACING_INTERVAL_MS} beat (a slow pass must not delay
  * it), it paces admission to what the shop carries (lib/waiting-room/pacing.ts), when pacing is on.
@@ -12,6 +13,7 @@
  */
 import type { Db } from "@/lib/db";
 import { env } from "@/lib/env";
+import { prepareInventories } from "@/lib/inventory/rebuild";
 import { keepLease } from "@/lib/jobs/lease";
 import { deliverEmails, type SendMail } from "@/lib/mail/deliver";
 import { smtpSender } from "@/lib/mail/transport";
@@ -81,6 +83,9 @@ export function startLocalWorker(db: Db, opts: WorkerOptions = {}): () => Promis
     // The sweeps run either way: without Inngest they are the jobs; with Inngest they are a
     // harmless (idempotent) safety net for when it is unreachable.
     const s = await sweep(db);
+    // Shows about to go on sale get their Redis inventory now, not at their first hold.
+    const prepared = await prepareInventories(db);
+    if (prepared.length > 0) log(`inventory built ahead of the on-sale: ${prepared.join(", ")}`);
     const did = s.expired + s.paidAtExpiry + s.paymentsQueried + s.ticketed + s.latePayments + s.extraCapturesRefunded;
     if (s.errors.length > 0) warn(`sweep: ${JSON.stringify(s)}`);
     else if (did > 0) log(`sweep: ${JSON.stringify(s)}`);
