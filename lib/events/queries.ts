@@ -2,7 +2,7 @@
  * Read models for fan pages: the list of shows and one show with its price levels and
  * remaining counts. Counts come from the event inventory in Postgres.
  */
-import { and, asc, eq, gt, lte, sql } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import { eventSeats, events, priceLevels, venues } from "@/db/schema";
 import type { Db } from "@/lib/db";
 
@@ -105,16 +105,4 @@ export async function listOrganizerEvents(db: Db, organizerId: string) {
     .from(events)
     .where(eq(events.organizerId, organizerId))
     .orderBy(sql`${events.onSaleAt} desc`);
-}
-
-/**
- * Published events whose on-sale is at or before `now + aheadMs` (ms) and whose show has not
- * started at `now` (epoch ms): the shows on sale now or about to be. Read by the admission pacer
- * (lib/waiting-room/pacing.ts) and by the inventory's preparation (lib/inventory/rebuild.ts).
- */
-export async function eventsOnSaleWithin(db: Db, now: number, aheadMs: number): Promise<{ id: string }[]> {
-  return db
-    .select({ id: events.id })
-    .from(events)
-    .where(and(eq(events.status, "published"), lte(events.onSaleAt, new Date(now + aheadMs)), gt(events.startsAt, new Date(now))));
 }

@@ -20,8 +20,9 @@
  * (./lua.ts); the admission Lua admits at min(rate, pacedRate). The local worker runs it every
  * {@link PACING_INTERVAL_MS} for the events on sale (lib/jobs/worker.ts).
  */
+import { and, gt, lte, eq } from "drizzle-orm";
+import { events } from "@/db/schema";
 import type { Db } from "@/lib/db";
-import { eventsOnSaleWithin } from "@/lib/events/queries";
 import { quantile, recentHoldWindows } from "@/lib/metrics/holds";
 import { redis } from "@/lib/redis";
 import { queueKeys } from "@/lib/waiting-room/keys";
@@ -170,8 +171,11 @@ export async function unpaceEvent(eventId: string): Promise<void> {
  * the worker's first step after it (which came 0–5 s late and let up to five seconds of the
  * admission rate in unpaced: 322 fans in one 1,000,000-fan run).
  */
-export function eventsToPace(db: Db, now = Date.now()): Promise<{ id: string }[]> {
-  return eventsOnSaleWithin(db, now, PACING_INTERVAL_MS);
+export async function eventsToPace(db: Db, now = Date.now()): Promise<{ id: string }[]> {
+  return db
+    .select({ id: events.id })
+    .from(events)
+    .where(and(eq(events.status, "published"), lte(events.onSaleAt, new Date(now + PACING_INTERVAL_MS)), gt(events.startsAt, new Date(now))));
 }
 
 /**
