@@ -84,8 +84,11 @@ export function startLocalWorker(db: Db, opts: WorkerOptions = {}): () => Promis
     // harmless (idempotent) safety net for when it is unreachable.
     const s = await sweep(db);
     // Shows about to go on sale get their Redis inventory now, not at their first hold.
-    const prepared = await prepareInventories(db);
-    if (prepared.length > 0) log(`inventory built ahead of the on-sale: ${prepared.join(", ")}`);
+    // (Redis or Postgres out: said, and the rest of the pass still runs; the next pass tries again.)
+    await prepareInventories(db).then(
+      (prepared) => prepared.length > 0 && log(`inventory built ahead of the on-sale: ${prepared.join(", ")}`),
+      (error: unknown) => warn(`building inventories ahead of their on-sale failed (will retry): ${error instanceof Error ? error.message : String(error)}`),
+    );
     const did = s.expired + s.paidAtExpiry + s.paymentsQueried + s.ticketed + s.latePayments + s.extraCapturesRefunded;
     if (s.errors.length > 0) warn(`sweep: ${JSON.stringify(s)}`);
     else if (did > 0) log(`sweep: ${JSON.stringify(s)}`);
