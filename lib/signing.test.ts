@@ -89,13 +89,20 @@ describe("the memo of verified values", () => {
     expect(memo.get("value", "secret-b")).toBeUndefined();
   });
 
-  it("keeps at most its capacity, the oldest remembered leaving first", () => {
-    const memo = new VerifiedMemo<number>(3);
-    for (let i = 1; i <= 3; i++) memo.set(`v${i}`, "s", i);
-    memo.set("v1", "s", 10); // remembered again: now the newest
-    memo.set("v4", "s", 4);
+  it("keeps at most its capacity and always the newest half, the oldest remembered leaving first", () => {
+    const memo = new VerifiedMemo<number>(4); // two generations of 2
+    memo.set("v1", "s", 1);
+    memo.set("v2", "s", 2);
+    memo.set("v3", "s", 3); // the newer generation was full: v1, v2 become the older one
+    memo.set("v1", "s", 10); // remembered again: in the newer generation now
     expect(memo.size).toBe(3);
+    memo.set("v4", "s", 4); // the newer (v3, v1) becomes the older; v2 is forgotten
     expect(memo.get("v2", "s")).toBeUndefined();
     expect([memo.get("v1", "s"), memo.get("v3", "s"), memo.get("v4", "s")]).toEqual([10, 3, 4]);
+    for (let i = 5; i < 1_000; i++) {
+      memo.set(`v${i}`, "s", i);
+      expect(memo.size).toBeLessThanOrEqual(4);
+      expect([memo.get(`v${i - 1}`, "s"), memo.get(`v${i}`, "s")]).toEqual([i - 1, i]);
+    }
   });
 });

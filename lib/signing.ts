@@ -123,34 +123,50 @@ export function sameText(a: string, b: string): boolean {
  * of such a request (an HMAC is ~3 µs of CPU on an idle machine, ~8 µs in a busy door process).
  * Only values that passed the full check are remembered, each with the secret that checked it
  * (a value is only ever found again under that secret); whatever the result says about time
- * (an expiry) the caller still checks on every use. At most `capacity` entries, the oldest
- * remembered leaving first. Memory: each key keeps the string it was cut from (the Cookie header).
+ * (an expiry) the caller still checks on every use. Memory: each key keeps the string it was
+ * cut from (the Cookie header).
+ *
+ * Eviction by two generations of `capacity / 2` each: values go into the newer one; when it is
+ * full it becomes the older one and the older one is dropped whole. So the newest `capacity / 2`
+ * values are always remembered, at most `capacity` are, and every operation is O(1). (A single
+ * Map evicting its first key, as this class did before, made each `set` at capacity walk the
+ * deleted entries V8 keeps at the front of a Map until it rehashes: ~50 µs a `set` at 50,000
+ * entries, 14 % of the door's CPU in the 1,000,000-fan run, BENCHMARKS.md 2026-12-06 night.)
  */
 export class VerifiedMemo<T> {
-  private readonly entries = new Map<string, { secret: string; result: T }>();
+  private newer = new Map<string, { secret: string; result: T }>();
+  private older = new Map<string, { secret: string; result: T }>();
+  private readonly half: number;
 
-  /** @param capacity how many values to remember (≥ 1). */
-  constructor(private readonly capacity: number) {}
+  /** @param capacity how many values to remember at most (≥ 2; the newest half of them always). */
+  constructor(capacity: number) {
+    this.half = Math.max(1, Math.floor(capacity / 2));
+  }
 
   /** What was remembered for `key` verified with `secret`, or undefined. */
   get(key: string, secret: string): T | undefined {
-    const hit = this.entries.get(key);
+    const hit = this.newer.get(key) ?? this.older.get(key);
     return hit !== undefined && hit.secret === secret ? hit.result : undefined;
   }
 
-  /** Remembers `result` for `key`, verified with `secret` (replacing what `key` had). */
+  /** Remembers `result` for `key`, verified with `secret` (replacing what `key` had; it counts as the newest). */
   set(key: string, secret: string, result: T): void {
-    if (!this.entries.delete(key) && this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(key, { secret, result });
+    this.older.delete(key);
+    if (!this.newer.has(key) && this.newer.size >= this.half) {
+      this.older = this.newer;
+      this.newer = new Map();
+    }
+    this.newer.set(key, { secret, result });
   }
 
   /** Forgets `key` (e.g. its result expired). */
   delete(key: string): void {
-    this.entries.delete(key);
+    this.newer.delete(key);
+    this.older.delete(key);
   }
 
   /** How many values are remembered. */
   get size(): number {
-    return this.entries.size;
+    return this.newer.size + this.older.size;
   }
 }
