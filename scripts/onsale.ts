@@ -128,10 +128,10 @@ if (cfg.pacingMs !== undefined) process.env.ADMISSION_PACING_HOLD_P99_MS = Strin
 const log = (s: string) => console.log(`[onsale ${new Date().toISOString().slice(11, 19)}] ${s}`);
 /**
  * The crowd's CPU niceness: the simulated million fans are not the system under test, and on
- * one machine they yield to it (the app, the door, the worker, Postgres and Redis), as fans'
- * browsers do not share the servers' cores.
+ * one machine they yield to it (the app, the worker, Postgres and Redis at 0, the door at 10:
+ * scripts/lib/onsale-server.ts DOOR_NICE), as fans' browsers do not share the servers' cores.
  */
-const CROWD_NICE = 5;
+const CROWD_NICE = 15;
 /**
  * How often the run's worker reconciles, the PSP's ledger included (ms): a capture whose
  * webhook was lost is found by the next pass, so the end of the run waits at most this long.

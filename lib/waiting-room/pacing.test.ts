@@ -56,6 +56,12 @@ describe("nextPacedRate", () => {
     expect(nextPacedRate({ ...base, organizerRate: 600, pacedRate: 1_000, p99: 10 })).toBe(600);
   });
 
+  it("in the slow start (no window over the target yet) grows by 20 % under the target, and cuts over it as ever", () => {
+    expect(nextPacedRate({ ...base, pacedRate: 1_000, p99: 79, slowStart: true })).toBe(1_200);
+    expect(nextPacedRate({ ...base, pacedRate: 1_000, p99: 79, slowStart: false })).toBe(1_050);
+    expect(nextPacedRate({ ...base, pacedRate: 1_000, p99: 81, slowStart: true })).toBe(750);
+  });
+
   it("with too few holds: grows by 20 % (a shop that holds almost nothing is not loaded by holds)", () => {
     expect(nextPacedRate({ ...base, pacedRate: 1_000, p99: 900, samples: 3 })).toBe(1_200);
     expect(nextPacedRate({ ...base, pacedRate: 1_000, p99: null, samples: 0 })).toBe(1_200);
@@ -119,5 +125,20 @@ describe("a paced event", () => {
     // Pacing off: the organizer's 6,000/min again — a second later everyone left is admitted (300 < the cap of 500).
     await unpaceEvent(eventId);
     expect(await publicQueueStatus(db(), eventId, t4 + 1_000)).toMatchObject({ pacedRate: null, servingCounter: 300, ratePerMinute: 6_000 });
+
+    // Paced again: a slow start. Holds at 60 ms (over half the target, under it) grow the rate by
+    // 20 % while no window has been over the target: 300 → 360.
+    const t5 = t4 + 120_000;
+    expect((await paceEvent(eventId, 80, t5)).to).toBe(PACING.startRate);
+    for (let k = 0; k < 30; k++) await recordHoldAttempt(eventId, 60, "held", t5);
+    expect((await paceEvent(eventId, 80, t5 + RECENT_WINDOW_MS)).to).toBe(360);
+    // A window over the target ends the slow start (and cuts: 360 × 0.75 = 270)…
+    for (let k = 0; k < 30; k++) await recordHoldAttempt(eventId, 200, "held", t5 + RECENT_WINDOW_MS);
+    expect((await paceEvent(eventId, 80, t5 + 2 * RECENT_WINDOW_MS)).to).toBe(270);
+    // …so holds at 60 ms afterwards grow it by 5 % only: 283.5 → 284.
+    const t6 = t5 + 60_000;
+    for (let k = 0; k < 30; k++) await recordHoldAttempt(eventId, 60, "held", t6 - RECENT_WINDOW_MS);
+    for (let k = 0; k < 30; k++) await recordHoldAttempt(eventId, 60, "held", t6 - 2 * RECENT_WINDOW_MS);
+    expect((await paceEvent(eventId, 80, t6)).to).toBe(284);
   });
 });

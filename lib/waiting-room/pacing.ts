@@ -16,7 +16,7 @@
  * (BENCHMARKS.md, "Pacing the rate", 2026-12-06). The organizer's cap still bounds how many
  * shop at once.
  *
- * It is the only writer of the `pacedRate` and `pacedCutAt` fields of an event's `cfg` hash
+ * It is the only writer of the `pacedRate`, `pacedCutAt` and `pacedOverAt` fields of an event's `cfg` hash
  * (./lua.ts); the admission Lua admits at min(rate, pacedRate). The local worker runs it every
  * {@link PACING_INTERVAL_MS} for the events on sale (lib/jobs/worker.ts).
  */
@@ -45,7 +45,11 @@ export const PACING = {
   minSamples: 10,
   /** Multiplicative decrease when the p99 is over the target. */
   decrease: 0.75,
-  /** Growth while the p99 is under half the target (the shop is far from its limit): +20 % a step, twice in 20 s. */
+  /**
+   * Growth while the p99 is under half the target (the shop is far from its limit), and in the
+   * slow start (no window over the target yet this sale) while it is under the target: +20 % a
+   * step, a doubling in ~20 s.
+   */
   fastIncrease: 1.2,
   /** Growth while the p99 is under the target: 5 % (at least one fan a minute). */
   slowIncrease: 0.05,
@@ -85,6 +89,12 @@ export interface PacingInput {
   targetMs: number;
   /** Milliseconds since the pacer's last cut (Infinity when none). */
   sinceCutMs: number;
+  /**
+   * The slow start: no window of this sale has had its p99 over the target yet (default false).
+   * Then a p99 under the target grows the rate by {@link PACING}.fastIncrease, as TCP's slow
+   * start grows its window until the first sign of the path's limit (RFC 5681 §3.1).
+   */
+  slowStart?: boolean;
 }
 
 /**
@@ -99,7 +109,10 @@ export interface PacingInput {
  *   {@link PACING}.cutHoldOffMs (then unchanged: its effect is not in the windows yet) or the
  *   median is within {@link PACING}.queueingRatio of the unloaded median (at most a quarter of
  *   the target; then unchanged: no queue to drain, only outliers);
- * - p99 under half the target → +20 %; under the target → +5 % (at least one fan a minute).
+ * - p99 under half the target → +20 %; under the target → +5 % (at least one fan a minute), or
+ *   +20 % in the slow start (`slowStart`: no window over the target yet this sale). Measured on a
+ *   slower host's 1,000,000-fan run, +5 % a step from 300 took the first 100 s of the sale at
+ *   330–530 fans/min where the shop then carried 900–1,100 (BENCHMARKS.md, 2026-12-06 night).
  * Always within [floorRate, organizerRate] (floorRate only when the organizer's is above it).
  */
 export function nextPacedRate(input: PacingInput): number {
@@ -119,7 +132,7 @@ export function nextPacedRate(input: PacingInput): number {
     const queueing = input.p50 == null || base === null || input.p50 > base * PACING.queueingRatio;
     return !queueing || input.sinceCutMs < PACING.cutHoldOffMs ? rate : clamp(rate * PACING.decrease);
   }
-  if (input.p99! <= input.targetMs / 2) return grow(rate, PACING.fastIncrease);
+  if (input.p99! <= input.targetMs / 2 || input.slowStart) return grow(rate, PACING.fastIncrease);
   return grow(rate, 1 + PACING.slowIncrease);
 }
 
@@ -136,14 +149,15 @@ export interface PacingStep {
 
 /**
  * Paces one event: reads its waiting room's rates and the last two windows' hold latencies,
- * writes the next paced rate into its `cfg` hash (and when it cut). An event whose waiting
+ * writes the next paced rate into its `cfg` hash (and when it cut, and when a window first went
+ * over the target: `pacedOverAt`, the slow start's end). An event whose waiting
  * room is not in Redis is left alone (the next status call restores it, unpaced, and the next
  * step paces it).
  * @param targetMs the hold latency p99 to keep under (ms).
  */
 export async function paceEvent(eventId: string, targetMs: number, now = Date.now()): Promise<PacingStep> {
   const cfg = queueKeys(eventId)[0]!;
-  const [windows, fields] = await Promise.all([recentHoldWindows(eventId, now, PACING.baseWindows), redis().hmget<Record<string, string | number | null>>(cfg, "rate", "pacedRate", "pacedCutAt")]);
+  const [windows, fields] = await Promise.all([recentHoldWindows(eventId, now, PACING.baseWindows), redis().hmget<Record<string, string | number | null>>(cfg, "rate", "pacedRate", "pacedCutAt", "pacedOverAt")]);
   const sorted = [...windows[0]!, ...windows[1]!].sort((a, b) => a - b);
   const p99 = quantile(sorted, 0.99);
   const p50 = quantile(sorted, 0.5);
@@ -154,15 +168,18 @@ export async function paceEvent(eventId: string, targetMs: number, now = Date.no
   const organizerRate = Number(fields?.rate ?? 0);
   if (!(organizerRate > 0)) return { eventId, from: paced, to: paced ?? 0, p99, samples: sorted.length };
   const cutAt = Number(fields?.pacedCutAt ?? NaN);
-  const to = nextPacedRate({ pacedRate: paced, organizerRate, p99, p50, baseP50, samples: sorted.length, targetMs, sinceCutMs: Number.isFinite(cutAt) ? now - cutAt : Infinity });
+  const slowStart = !Number.isFinite(Number(fields?.pacedOverAt ?? NaN));
+  const to = nextPacedRate({ pacedRate: paced, organizerRate, p99, p50, baseP50, samples: sorted.length, targetMs, sinceCutMs: Number.isFinite(cutAt) ? now - cutAt : Infinity, slowStart });
+  const over = slowStart && sorted.length >= PACING.minSamples && p99 !== null && p99 > targetMs;
+  const write = { ...(to !== paced ? { pacedRate: to } : {}), ...(paced !== null && to < paced ? { pacedCutAt: now } : {}), ...(over ? { pacedOverAt: now } : {}) };
   // Only while the waiting room exists (HSET on a lost hash would make a config without onSaleAt).
-  if (to !== paced && (await redis().exists(cfg))) await redis().hset(cfg, paced !== null && to < paced ? { pacedRate: to, pacedCutAt: now } : { pacedRate: to });
+  if (Object.keys(write).length > 0 && (await redis().exists(cfg))) await redis().hset(cfg, write);
   return { eventId, from: paced, to, p99, p50, baseP50, samples: sorted.length };
 }
 
 /** Stops pacing an event: the organizer's rate applies alone again. */
 export async function unpaceEvent(eventId: string): Promise<void> {
-  await redis().hdel(queueKeys(eventId)[0]!, "pacedRate", "pacedCutAt");
+  await redis().hdel(queueKeys(eventId)[0]!, "pacedRate", "pacedCutAt", "pacedOverAt");
 }
 
 /**

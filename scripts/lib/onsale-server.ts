@@ -28,11 +28,14 @@ export interface OnsaleServerOptions {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 /**
- * The standalone door's CPU niceness in a simulation (`nice -n`): it yields to the shop. On one
- * machine its flood of joins otherwise takes the cores the shop's holds wait for; in the
- * reference case it runs on cores of its own (docs/scaling.md).
+ * The standalone door's CPU niceness in a simulation (`nice -n`): it yields to the shop, and the
+ * crowd (scripts/onsale.ts CROWD_NICE, 15) yields to it. On one machine its flood of joins
+ * otherwise takes the cores the shop's holds wait for; in the reference case it runs on cores of
+ * its own (docs/scaling.md). At 5 (weight 335 against the shop's 1,024) the shop's holds still
+ * waited on it: on a slower host the hold path's p99 kept the pacer at 200–550 fans/min through
+ * a flood of ~560 s (BENCHMARKS.md, 2026-12-06 night).
  */
-const DOOR_NICE = 5;
+const DOOR_NICE = 10;
 
 let tree: Supervisor | undefined;
 let deps: PrivateDeps | undefined;
@@ -117,7 +120,7 @@ export async function prepareOwnServer(opts: OnsaleServerOptions): Promise<Priva
     const port = new URL(opts.doorUrl).port;
     // The door needs Postgres only to restore a lost queue configuration and for sessions the cookie cache cannot vouch for.
     // ONSALE_DOOR_NODE_ARGS: node flags for the door only (e.g. "--cpu-prof --cpu-prof-dir=DIR").
-    // At the crowd's niceness (scripts/onsale.ts CROWD_NICE): the door's flood yields to the
+    // Below the shop's priority, above the crowd's (scripts/onsale.ts CROWD_NICE): the door's flood yields to the
     // shop, as it would on cores of its own (docs/scaling.md counts six door processes for the
     // reference case), and its backlog waits in the queue where the report shows it.
     specs.push({ name: `door ${port}`, script: "scripts/door.ts", nice: DOOR_NICE, args: ["-p", port, "-H", "127.0.0.1"], nodeArgs: (process.env.ONSALE_DOOR_NODE_ARGS ?? "").split(" ").filter(Boolean), output: "stderr", env: { ...childEnv, DOOR_PORT: port, APP_URL: baseUrl, TRUSTED_PROXY_HOPS: "1", DATABASE_POOL_MAX: "3" } });
