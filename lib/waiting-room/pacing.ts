@@ -16,7 +16,7 @@
  * (BENCHMARKS.md, "Pacing the rate", 2026-12-06). The organizer's cap still bounds how many
  * shop at once.
  *
- * It is the only writer of the `pacedRate`, `pacedCutAt` and `pacedOverAt` fields of an event's `cfg` hash
+ * It is the only writer of the `pacedRate` and `pacedCutAt` fields of an event's `cfg` hash
  * (./lua.ts); the admission Lua admits at min(rate, pacedRate). The local worker runs it every
  * {@link PACING_INTERVAL_MS} for the events on sale (lib/jobs/worker.ts).
  */
@@ -47,12 +47,12 @@ export const PACING = {
   decrease: 0.75,
   /**
    * Growth while the p99 is under half the target (the shop is far from its limit), and in the
-   * slow start (no window over the target yet this sale) while it is under the target: +20 % a
+   * slow start (no cut yet this sale) while it is under the target: +20 % a
    * step, a doubling in ~20 s.
    */
   fastIncrease: 1.2,
-  /** Growth while the p99 is under the target: 5 % (at least one fan a minute). */
-  slowIncrease: 0.05,
+  /** Growth while the p99 is under the target: 10 % (at least one fan a minute). */
+  slowIncrease: 0.1,
   /**
    * No second cut within this long of the last (ms): the windows judged then still hold the
    * holds of fans let in before it — TCP cuts once per round trip for the same reason.
@@ -71,6 +71,13 @@ export const PACING = {
    * idea of acting on the delay above the base round trip (Brakmo & Peterson, 1995).
    */
   queueingRatio: 1.5,
+  /**
+   * …and over the unloaded median by at least this share of the target (a quarter): with an
+   * unloaded median of 11–13 ms, 1.5 × alone took a window's median of 18–20 ms — noise while the
+   * door's flood shares the cores — for a queue, and cut the rate to 270–460 fans/min in a slower
+   * host's run where the shop later carried 1,000 at the same latency (BENCHMARKS.md, 2026-12-06 night).
+   */
+  queueingMargin: 0.25,
 } as const;
 
 /** What one pacing step looks at. Rates in fans/min; `p99` in ms (null without samples). */
@@ -90,9 +97,9 @@ export interface PacingInput {
   /** Milliseconds since the pacer's last cut (Infinity when none). */
   sinceCutMs: number;
   /**
-   * The slow start: no window of this sale has had its p99 over the target yet (default false).
-   * Then a p99 under the target grows the rate by {@link PACING}.fastIncrease, as TCP's slow
-   * start grows its window until the first sign of the path's limit (RFC 5681 §3.1).
+   * The slow start: the pacer has not cut this sale's rate yet (default false). Then a p99
+   * under the target grows the rate by {@link PACING}.fastIncrease, as TCP's slow start grows
+   * its window until the first sign of the path's limit (RFC 5681 §3.1).
    */
   slowStart?: boolean;
 }
@@ -110,7 +117,7 @@ export interface PacingInput {
  *   median is within {@link PACING}.queueingRatio of the unloaded median (at most a quarter of
  *   the target; then unchanged: no queue to drain, only outliers);
  * - p99 under half the target → +20 %; under the target → +5 % (at least one fan a minute), or
- *   +20 % in the slow start (`slowStart`: no window over the target yet this sale). Measured on a
+ *   +20 % in the slow start (`slowStart`: no cut yet this sale). Measured on a
  *   slower host's 1,000,000-fan run, +5 % a step from 300 took the first 100 s of the sale at
  *   330–530 fans/min where the shop then carried 900–1,100 (BENCHMARKS.md, 2026-12-06 night).
  * Always within [floorRate, organizerRate] (floorRate only when the organizer's is above it).
@@ -129,7 +136,7 @@ export function nextPacedRate(input: PacingInput): number {
   if (quiet) return grow(rate, PACING.fastIncrease);
   if (input.p99! > input.targetMs) {
     const base = input.baseP50 == null ? null : Math.min(input.baseP50, input.targetMs / 4);
-    const queueing = input.p50 == null || base === null || input.p50 > base * PACING.queueingRatio;
+    const queueing = input.p50 == null || base === null || input.p50 > Math.max(base * PACING.queueingRatio, base + input.targetMs * PACING.queueingMargin);
     return !queueing || input.sinceCutMs < PACING.cutHoldOffMs ? rate : clamp(rate * PACING.decrease);
   }
   if (input.p99! <= input.targetMs / 2 || input.slowStart) return grow(rate, PACING.fastIncrease);
@@ -150,14 +157,14 @@ export interface PacingStep {
 /**
  * Paces one event: reads its waiting room's rates and the last two windows' hold latencies,
  * writes the next paced rate into its `cfg` hash (and when it cut, and when a window first went
- * over the target: `pacedOverAt`, the slow start's end). An event whose waiting
+ * the slow start ends with the first cut). An event whose waiting
  * room is not in Redis is left alone (the next status call restores it, unpaced, and the next
  * step paces it).
  * @param targetMs the hold latency p99 to keep under (ms).
  */
 export async function paceEvent(eventId: string, targetMs: number, now = Date.now()): Promise<PacingStep> {
   const cfg = queueKeys(eventId)[0]!;
-  const [windows, fields] = await Promise.all([recentHoldWindows(eventId, now, PACING.baseWindows), redis().hmget<Record<string, string | number | null>>(cfg, "rate", "pacedRate", "pacedCutAt", "pacedOverAt")]);
+  const [windows, fields] = await Promise.all([recentHoldWindows(eventId, now, PACING.baseWindows), redis().hmget<Record<string, string | number | null>>(cfg, "rate", "pacedRate", "pacedCutAt")]);
   const sorted = [...windows[0]!, ...windows[1]!].sort((a, b) => a - b);
   const p99 = quantile(sorted, 0.99);
   const p50 = quantile(sorted, 0.5);
@@ -168,18 +175,15 @@ export async function paceEvent(eventId: string, targetMs: number, now = Date.no
   const organizerRate = Number(fields?.rate ?? 0);
   if (!(organizerRate > 0)) return { eventId, from: paced, to: paced ?? 0, p99, samples: sorted.length };
   const cutAt = Number(fields?.pacedCutAt ?? NaN);
-  const slowStart = !Number.isFinite(Number(fields?.pacedOverAt ?? NaN));
-  const to = nextPacedRate({ pacedRate: paced, organizerRate, p99, p50, baseP50, samples: sorted.length, targetMs, sinceCutMs: Number.isFinite(cutAt) ? now - cutAt : Infinity, slowStart });
-  const over = slowStart && sorted.length >= PACING.minSamples && p99 !== null && p99 > targetMs;
-  const write = { ...(to !== paced ? { pacedRate: to } : {}), ...(paced !== null && to < paced ? { pacedCutAt: now } : {}), ...(over ? { pacedOverAt: now } : {}) };
+  const to = nextPacedRate({ pacedRate: paced, organizerRate, p99, p50, baseP50, samples: sorted.length, targetMs, sinceCutMs: Number.isFinite(cutAt) ? now - cutAt : Infinity, slowStart: !Number.isFinite(cutAt) });
   // Only while the waiting room exists (HSET on a lost hash would make a config without onSaleAt).
-  if (Object.keys(write).length > 0 && (await redis().exists(cfg))) await redis().hset(cfg, write);
+  if (to !== paced && (await redis().exists(cfg))) await redis().hset(cfg, paced !== null && to < paced ? { pacedRate: to, pacedCutAt: now } : { pacedRate: to });
   return { eventId, from: paced, to, p99, p50, baseP50, samples: sorted.length };
 }
 
 /** Stops pacing an event: the organizer's rate applies alone again. */
 export async function unpaceEvent(eventId: string): Promise<void> {
-  await redis().hdel(queueKeys(eventId)[0]!, "pacedRate", "pacedCutAt", "pacedOverAt");
+  await redis().hdel(queueKeys(eventId)[0]!, "pacedRate", "pacedCutAt");
 }
 
 /**
