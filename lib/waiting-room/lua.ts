@@ -1,8 +1,7 @@
 /**
  * The waiting room's Lua. Keys of one event (hash tag shared with its inventory):
  *   cfg    HASH  onSaleAt (ms), rate (fans/min), cap (active), paused (0/1), ttl (ms, admission window),
- *                pacedRate (fans/min; written only by the admission pacer, ./pacing.ts: absent = not paced),
- *                pacedCutAt (ms: the pacer's own bookkeeping, read by nothing here)
+ *                pacedRate (fans/min; written only by the admission pacer, ./pacing.ts: absent = not paced)
  *   pre    ZSET  pre-queue: fanId scored by a random number fixed at join (rank = position after the on-sale)
  *   pos    HASH  fanId → position for fans who joined after the on-sale (or rejoined)
  *   st     HASH  serving (serving counter), last (ms, rate accounting), tail (joins after the on-sale)

@@ -39,30 +39,21 @@ describe("nextPacedRate", () => {
     expect(nextPacedRate({ ...base, pacedRate: 35, p99: 900 })).toBe(30);
   });
 
-  it("does not cut for a few slow holds while the median is within 1.5 times the unloaded one, or within a quarter of the target over it (the unloaded one at most a quarter of the target)", () => {
-    // Unloaded median 10 ms, target 80: a p50 up to max(15, 10 + 20) = 30 is no queue (outliers: a GC pause), 31 is.
-    expect(nextPacedRate({ ...base, pacedRate: 1_000, p99: 300, p50: 30, baseP50: 10 })).toBe(1_000);
-    expect(nextPacedRate({ ...base, pacedRate: 1_000, p99: 300, p50: 31, baseP50: 10 })).toBe(750);
-    // Unloaded median 50 ms (counted as 80 / 4 = 20): over max(30, 40) = 40 cuts.
-    expect(nextPacedRate({ ...base, pacedRate: 1_000, p99: 300, p50: 40, baseP50: 50 })).toBe(1_000);
-    expect(nextPacedRate({ ...base, pacedRate: 1_000, p99: 300, p50: 41, baseP50: 50 })).toBe(750);
-    // A shop slow all along (every median 200 ms) is queueing: the base counts as at most 80 / 4 = 20, so over 40 cuts.
+  it("does not cut for a few slow holds while the median is within 1.5 times the unloaded one (at most a quarter of the target)", () => {
+    // Unloaded median 10 ms: a p50 up to 15 is no queue (outliers: a GC pause), 16 is.
+    expect(nextPacedRate({ ...base, pacedRate: 1_000, p99: 300, p50: 15, baseP50: 10 })).toBe(1_000);
+    expect(nextPacedRate({ ...base, pacedRate: 1_000, p99: 300, p50: 16, baseP50: 10 })).toBe(750);
+    // A shop slow all along (every median 200 ms) is queueing: the base counts as at most 80 / 4 = 20, so over 30 cuts.
     expect(nextPacedRate({ ...base, pacedRate: 1_000, p99: 300, p50: 200, baseP50: 200 })).toBe(750);
     expect(nextPacedRate({ ...base, pacedRate: 1_000, p99: 300, p50: 30, baseP50: 200 })).toBe(1_000);
   });
 
-  it("grows by 20 % under half the target, by 10 % under the target, never over the organizer's", () => {
+  it("grows by 20 % under half the target, by 5 % under the target, never over the organizer's", () => {
     expect(nextPacedRate({ ...base, pacedRate: 1_000, p99: 40 })).toBe(1_200);
-    expect(nextPacedRate({ ...base, pacedRate: 1_000, p99: 79 })).toBe(1_100);
+    expect(nextPacedRate({ ...base, pacedRate: 1_000, p99: 79 })).toBe(1_050);
     expect(nextPacedRate({ ...base, pacedRate: 4_000, p99: 10 })).toBe(4_800);
     // The organizer lowered the rate under the pacer's: the organizer's.
     expect(nextPacedRate({ ...base, organizerRate: 600, pacedRate: 1_000, p99: 10 })).toBe(600);
-  });
-
-  it("in the slow start (no cut yet) grows by 20 % under the target, and cuts over it as ever", () => {
-    expect(nextPacedRate({ ...base, pacedRate: 1_000, p99: 79, slowStart: true })).toBe(1_200);
-    expect(nextPacedRate({ ...base, pacedRate: 1_000, p99: 79, slowStart: false })).toBe(1_100);
-    expect(nextPacedRate({ ...base, pacedRate: 1_000, p99: 81, slowStart: true })).toBe(750);
   });
 
   it("with too few holds: grows by 20 % (a shop that holds almost nothing is not loaded by holds)", () => {
@@ -128,20 +119,5 @@ describe("a paced event", () => {
     // Pacing off: the organizer's 6,000/min again — a second later everyone left is admitted (300 < the cap of 500).
     await unpaceEvent(eventId);
     expect(await publicQueueStatus(db(), eventId, t4 + 1_000)).toMatchObject({ pacedRate: null, servingCounter: 300, ratePerMinute: 6_000 });
-
-    // Paced again: a slow start. Holds at 60 ms (over half the target, under it) grow the rate by
-    // 20 % while the pacer has not cut: 300 → 360.
-    const t5 = t4 + 120_000;
-    expect((await paceEvent(eventId, 80, t5)).to).toBe(PACING.startRate);
-    for (let k = 0; k < 30; k++) await recordHoldAttempt(eventId, 60, "held", t5);
-    expect((await paceEvent(eventId, 80, t5 + RECENT_WINDOW_MS)).to).toBe(360);
-    // A cut (a window over the target, its median queueing: 360 × 0.75 = 270) ends the slow start…
-    for (let k = 0; k < 30; k++) await recordHoldAttempt(eventId, 200, "held", t5 + RECENT_WINDOW_MS);
-    expect((await paceEvent(eventId, 80, t5 + 2 * RECENT_WINDOW_MS)).to).toBe(270);
-    // …so holds at 60 ms afterwards (past the hold-off) grow it by 10 % only: 297.
-    const t6 = t5 + 60_000;
-    for (let k = 0; k < 30; k++) await recordHoldAttempt(eventId, 60, "held", t6 - RECENT_WINDOW_MS);
-    for (let k = 0; k < 30; k++) await recordHoldAttempt(eventId, 60, "held", t6 - 2 * RECENT_WINDOW_MS);
-    expect((await paceEvent(eventId, 80, t6)).to).toBe(297);
   });
 });

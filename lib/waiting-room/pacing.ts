@@ -45,14 +45,10 @@ export const PACING = {
   minSamples: 10,
   /** Multiplicative decrease when the p99 is over the target. */
   decrease: 0.75,
-  /**
-   * Growth while the p99 is under half the target (the shop is far from its limit), and in the
-   * slow start (no cut yet this sale) while it is under the target: +20 % a
-   * step, a doubling in ~20 s.
-   */
+  /** Growth while the p99 is under half the target (the shop is far from its limit): +20 % a step, twice in 20 s. */
   fastIncrease: 1.2,
-  /** Growth while the p99 is under the target: 10 % (at least one fan a minute). */
-  slowIncrease: 0.1,
+  /** Growth while the p99 is under the target: 5 % (at least one fan a minute). */
+  slowIncrease: 0.05,
   /**
    * No second cut within this long of the last (ms): the windows judged then still hold the
    * holds of fans let in before it — TCP cuts once per round trip for the same reason.
@@ -71,13 +67,6 @@ export const PACING = {
    * idea of acting on the delay above the base round trip (Brakmo & Peterson, 1995).
    */
   queueingRatio: 1.5,
-  /**
-   * …and over the unloaded median by at least this share of the target (a quarter): with an
-   * unloaded median of 11–13 ms, 1.5 × alone took a window's median of 18–20 ms — noise while the
-   * door's flood shares the cores — for a queue, and cut the rate to 270–460 fans/min in a slower
-   * host's run where the shop later carried 1,000 at the same latency (BENCHMARKS.md, 2026-12-06 night).
-   */
-  queueingMargin: 0.25,
 } as const;
 
 /** What one pacing step looks at. Rates in fans/min; `p99` in ms (null without samples). */
@@ -96,12 +85,6 @@ export interface PacingInput {
   targetMs: number;
   /** Milliseconds since the pacer's last cut (Infinity when none). */
   sinceCutMs: number;
-  /**
-   * The slow start: the pacer has not cut this sale's rate yet (default false). Then a p99
-   * under the target grows the rate by {@link PACING}.fastIncrease, as TCP's slow start grows
-   * its window until the first sign of the path's limit (RFC 5681 §3.1).
-   */
-  slowStart?: boolean;
 }
 
 /**
@@ -116,10 +99,7 @@ export interface PacingInput {
  *   {@link PACING}.cutHoldOffMs (then unchanged: its effect is not in the windows yet) or the
  *   median is within {@link PACING}.queueingRatio of the unloaded median (at most a quarter of
  *   the target; then unchanged: no queue to drain, only outliers);
- * - p99 under half the target → +20 %; under the target → +5 % (at least one fan a minute), or
- *   +20 % in the slow start (`slowStart`: no cut yet this sale). Measured on a
- *   slower host's 1,000,000-fan run, +5 % a step from 300 took the first 100 s of the sale at
- *   330–530 fans/min where the shop then carried 900–1,100 (BENCHMARKS.md, 2026-12-06 night).
+ * - p99 under half the target → +20 %; under the target → +5 % (at least one fan a minute).
  * Always within [floorRate, organizerRate] (floorRate only when the organizer's is above it).
  */
 export function nextPacedRate(input: PacingInput): number {
@@ -136,10 +116,10 @@ export function nextPacedRate(input: PacingInput): number {
   if (quiet) return grow(rate, PACING.fastIncrease);
   if (input.p99! > input.targetMs) {
     const base = input.baseP50 == null ? null : Math.min(input.baseP50, input.targetMs / 4);
-    const queueing = input.p50 == null || base === null || input.p50 > Math.max(base * PACING.queueingRatio, base + input.targetMs * PACING.queueingMargin);
+    const queueing = input.p50 == null || base === null || input.p50 > base * PACING.queueingRatio;
     return !queueing || input.sinceCutMs < PACING.cutHoldOffMs ? rate : clamp(rate * PACING.decrease);
   }
-  if (input.p99! <= input.targetMs / 2 || input.slowStart) return grow(rate, PACING.fastIncrease);
+  if (input.p99! <= input.targetMs / 2) return grow(rate, PACING.fastIncrease);
   return grow(rate, 1 + PACING.slowIncrease);
 }
 
@@ -156,8 +136,7 @@ export interface PacingStep {
 
 /**
  * Paces one event: reads its waiting room's rates and the last two windows' hold latencies,
- * writes the next paced rate into its `cfg` hash (and when it cut, and when a window first went
- * the slow start ends with the first cut). An event whose waiting
+ * writes the next paced rate into its `cfg` hash (and when it cut). An event whose waiting
  * room is not in Redis is left alone (the next status call restores it, unpaced, and the next
  * step paces it).
  * @param targetMs the hold latency p99 to keep under (ms).
@@ -175,7 +154,7 @@ export async function paceEvent(eventId: string, targetMs: number, now = Date.no
   const organizerRate = Number(fields?.rate ?? 0);
   if (!(organizerRate > 0)) return { eventId, from: paced, to: paced ?? 0, p99, samples: sorted.length };
   const cutAt = Number(fields?.pacedCutAt ?? NaN);
-  const to = nextPacedRate({ pacedRate: paced, organizerRate, p99, p50, baseP50, samples: sorted.length, targetMs, sinceCutMs: Number.isFinite(cutAt) ? now - cutAt : Infinity, slowStart: !Number.isFinite(cutAt) });
+  const to = nextPacedRate({ pacedRate: paced, organizerRate, p99, p50, baseP50, samples: sorted.length, targetMs, sinceCutMs: Number.isFinite(cutAt) ? now - cutAt : Infinity });
   // Only while the waiting room exists (HSET on a lost hash would make a config without onSaleAt).
   if (to !== paced && (await redis().exists(cfg))) await redis().hset(cfg, paced !== null && to < paced ? { pacedRate: to, pacedCutAt: now } : { pacedRate: to });
   return { eventId, from: paced, to, p99, p50, baseP50, samples: sorted.length };
