@@ -9,12 +9,13 @@
  * then sections nearest the stage's centre.
  */
 import { AppError } from "@/lib/errors";
-import { and, eq, gt, inArray, lte, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { eventSeats, events, lineItems, orders, rows, seats, sections, venues } from "@/db/schema";
 import type { Db } from "@/lib/db";
 import { holdKey, inventoryKeys, rowsKey } from "@/lib/inventory/keys";
 import { adoptInRedis, confirmInRedis, freeHoldSeats } from "@/lib/inventory/hold";
 import { REBUILD } from "@/lib/inventory/lua";
+import { eventsOnSaleWithin } from "@/lib/waiting-room/on-sale";
 import { eventKey, luaScript, redis } from "@/lib/redis";
 
 const rebuildScript = () => luaScript<string[]>(REBUILD);
@@ -307,10 +308,7 @@ export const PREPARE_AHEAD_MS = 10 * 60_000;
  * @returns the ids of the events it built.
  */
 export async function prepareInventories(db: Db, now = Date.now(), aheadMs = PREPARE_AHEAD_MS): Promise<string[]> {
-  const soon = await db
-    .select({ id: events.id })
-    .from(events)
-    .where(and(eq(events.status, "published"), lte(events.onSaleAt, new Date(now + aheadMs)), gt(events.startsAt, new Date(now))));
+  const soon = await eventsOnSaleWithin(db, aheadMs, now);
   const built: string[] = [];
   for (const { id } of soon) {
     if (await inventoryReady(id)) continue;

@@ -20,12 +20,11 @@
  * (./lua.ts); the admission Lua admits at min(rate, pacedRate). The local worker runs it every
  * {@link PACING_INTERVAL_MS} for the events on sale (lib/jobs/worker.ts).
  */
-import { and, gt, lte, eq } from "drizzle-orm";
-import { events } from "@/db/schema";
 import type { Db } from "@/lib/db";
 import { quantile, recentHoldWindows } from "@/lib/metrics/holds";
 import { redis } from "@/lib/redis";
 import { queueKeys } from "@/lib/waiting-room/keys";
+import { eventsOnSaleWithin } from "@/lib/waiting-room/on-sale";
 
 /** How often the pacer looks (ms); it judges the last two of the hold metrics' 5-s windows (lib/metrics/holds.ts). */
 export const PACING_INTERVAL_MS = 5_000;
@@ -171,11 +170,8 @@ export async function unpaceEvent(eventId: string): Promise<void> {
  * the worker's first step after it (which came 0–5 s late and let up to five seconds of the
  * admission rate in unpaced: 322 fans in one 1,000,000-fan run).
  */
-export async function eventsToPace(db: Db, now = Date.now()): Promise<{ id: string }[]> {
-  return db
-    .select({ id: events.id })
-    .from(events)
-    .where(and(eq(events.status, "published"), lte(events.onSaleAt, new Date(now + PACING_INTERVAL_MS)), gt(events.startsAt, new Date(now))));
+export function eventsToPace(db: Db, now = Date.now()): Promise<{ id: string }[]> {
+  return eventsOnSaleWithin(db, PACING_INTERVAL_MS, now);
 }
 
 /**
