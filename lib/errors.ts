@@ -211,10 +211,17 @@ function knownTrouble(error: unknown): boolean {
   return false;
 }
 
-/** The answer to a Postgres outage: 503 with `Retry-After`, in words a person understands. */
-export function postgresUnavailable(cause: unknown): AppError {
+/**
+ * The answer to a Postgres outage: 503 with `Retry-After`, in words a person understands.
+ * @param cause what failed (its message becomes the error's detail).
+ * @param opts.knownTrouble true when the failure follows from trouble already known (the server's
+ *   own outage deadline, scripts/serve.ts): the answer is the same, but it does not renew the
+ *   trouble (lib/dependency-state.ts), so slow answers on saturated cores cannot keep a healthy
+ *   Postgres called down.
+ */
+export function postgresUnavailable(cause: unknown, opts: { knownTrouble?: boolean } = {}): AppError {
   // A timeout under the short deadline of a Postgres already known to be in trouble is not news (lib/db.ts).
-  if (!knownTrouble(cause)) noteDependencyFailure("postgres");
+  if (!opts.knownTrouble && !knownTrouble(cause)) noteDependencyFailure("postgres");
   return new AppError("unavailable", "postgres_unavailable", "We're having trouble reaching our database right now. Nothing was lost: please try again in a few seconds.", {
     retryAfter: OUTAGE_RETRY_AFTER_SECONDS,
     detail: cause instanceof Error ? cause.message : String(cause),
@@ -233,11 +240,13 @@ export class RateLimitedError extends AppError {
  * Redis is down, unreachable or too slow: 503 with `Retry-After` (docs/design.md "Edges").
  * The TCP client (lib/redis-tcp.ts) raises it instead of an error reply, the door
  * (lib/door/handler.ts) for a REST call that failed at the network, so callers and the
- * wrappers see an outage, not a bug.
+ * wrappers see an outage, not a bug. Raising it marks Redis troubled (lib/dependency-state.ts)
+ * unless `opts.knownTrouble` says the failure follows from trouble already known (the server's
+ * own outage deadline, scripts/serve.ts), which is not news and must not renew it.
  */
 export class RedisUnavailableError extends AppError {
-  constructor(detail: string) {
-    noteDependencyFailure("redis");
+  constructor(detail: string, opts: { knownTrouble?: boolean } = {}) {
+    if (!opts.knownTrouble) noteDependencyFailure("redis");
     super("unavailable", "redis_unavailable", "We're having trouble on our side right now (our queue and seat service is not answering). Your place and your seats are kept: please try again in a few seconds.", {
       retryAfter: OUTAGE_RETRY_AFTER_SECONDS,
       detail: `Redis: ${detail}`,

@@ -54,6 +54,7 @@ const USAGE = `npm run onsale -- [flags]
   --port N (3300) --instances N (2) --build auto|always|never --keep (keep the database)
   --door-connections N sockets to the standalone door (64; the --connections are then all the shop's)
   --door-p99-ms N      the bound on the door's server-side join p99 (100): over it, the run fails
+  --door-nice N       the standalone door's CPU niceness (10: in a flood it yields to the shop on one machine; --small: 0)
   --door-port N (3390) the standalone door (scripts/door.ts) serving the waiting room's paths   --no-door  Next serves them
 Env ONSALE_APP_NODE_ARGS, ONSALE_DOOR_NODE_ARGS, ONSALE_CROWD_NODE_ARGS, ONSALE_WORKER_NODE_ARGS: node flags for the app instances, the door, the crowd process, the worker (e.g. "--cpu-prof --cpu-prof-dir=DIR").`;
 const argv = process.argv.slice(2);
@@ -118,6 +119,8 @@ const cfg = {
   doorPort: num("door-port", 3390),
   doorP99Ms: num("door-p99-ms", 100),
   doorConnections: num("door-connections", 64),
+  // In a flood the door yields to the shop on one machine; without one it runs as on cores of its own (scripts/lib/onsale-server.ts doorNice).
+  doorNice: num("door-nice", small ? 0 : 10),
   noDoor: has("no-door"),
   realCdn: has("real-cdn"),
   // Paced by default on the simulator's own server at full size (ADR 0015, revisited 2026-12-06); --small and --url take the environment's.
@@ -128,8 +131,8 @@ if (cfg.pacingMs !== undefined) process.env.ADMISSION_PACING_HOLD_P99_MS = Strin
 const log = (s: string) => console.log(`[onsale ${new Date().toISOString().slice(11, 19)}] ${s}`);
 /**
  * The crowd's CPU niceness: the simulated million fans are not the system under test, and on
- * one machine they yield to it (the app, the worker, Postgres and Redis at 0, the door at 10:
- * scripts/lib/onsale-server.ts DOOR_NICE), as fans' browsers do not share the servers' cores.
+ * one machine they yield to it (the app, the worker, Postgres and Redis at 0, the door at 10 in a
+ * flood: --door-nice, scripts/lib/onsale-server.ts), as fans' browsers do not share the servers' cores.
  */
 const CROWD_NICE = 15;
 /**
@@ -194,7 +197,7 @@ const usage = await import("./lib/process-usage");
 const memory = usage.watchProcesses();
 if (cfg.outage && cfg.url) throw new Error("--outage needs the simulator's own server (no --url): it breaks that server's dependencies");
 const doorUrl = cfg.url || cfg.noDoor ? undefined : `http://127.0.0.1:${cfg.doorPort}`;
-const deps = cfg.url ? undefined : await prepareOwnServer({ baseUrls, port: cfg.port, build: cfg.build, reconcileEveryMs: RECONCILE_EVERY_MS, log, outage: cfg.outage, doorUrl });
+const deps = cfg.url ? undefined : await prepareOwnServer({ baseUrls, port: cfg.port, build: cfg.build, reconcileEveryMs: RECONCILE_EVERY_MS, log, outage: cfg.outage, doorUrl, doorNice: cfg.doorNice });
 const runTag = Date.now().toString(36);
 
 // The crowd (scripts/lib/onsale-crowd.ts, lib/simulator/crowd.ts): the fans from arrival to

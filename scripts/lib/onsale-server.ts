@@ -21,21 +21,23 @@ export interface OnsaleServerOptions {
   reconcileEveryMs: number;
   /** Also run the standalone door (scripts/door.ts) at this URL, for the waiting room's paths. */
   doorUrl?: string;
+  /**
+   * The standalone door's CPU niceness (`nice -n`, 0–19; the shop runs at 0). In a flood it is 10
+   * (scripts/onsale.ts `--door-nice`): the door yields to the shop, and the crowd (CROWD_NICE, 15)
+   * yields to it. On one machine a flood of joins otherwise takes the cores the shop's holds wait
+   * for; in the reference case it runs on cores of its own (docs/scaling.md). At 5 (weight 335
+   * against the shop's 1,024) the shop's holds still waited on it: on a slower host the hold path's
+   * p99 kept the pacer at 200–550 fans/min through a flood of ~560 s (BENCHMARKS.md, 2026-12-06
+   * night). Without a flood (the small runs) it is 0, as on cores of its own: at 10 its p99 there
+   * is the wait for a core the apps hold (379 ms on the slowest host's CI, 2026-12-07).
+   */
+  doorNice: number;
   /** Give the app a private Redis and a cuttable Postgres proxy (scripts/lib/private-deps.ts), for outages. */
   outage?: boolean;
   log: (line: string) => void;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-/**
- * The standalone door's CPU niceness in a simulation (`nice -n`): it yields to the shop, and the
- * crowd (scripts/onsale.ts CROWD_NICE, 15) yields to it. On one machine its flood of joins
- * otherwise takes the cores the shop's holds wait for; in the reference case it runs on cores of
- * its own (docs/scaling.md). At 5 (weight 335 against the shop's 1,024) the shop's holds still
- * waited on it: on a slower host the hold path's p99 kept the pacer at 200–550 fans/min through
- * a flood of ~560 s (BENCHMARKS.md, 2026-12-06 night).
- */
-const DOOR_NICE = 10;
 
 let tree: Supervisor | undefined;
 let deps: PrivateDeps | undefined;
@@ -120,10 +122,10 @@ export async function prepareOwnServer(opts: OnsaleServerOptions): Promise<Priva
     const port = new URL(opts.doorUrl).port;
     // The door needs Postgres only to restore a lost queue configuration and for sessions the cookie cache cannot vouch for.
     // ONSALE_DOOR_NODE_ARGS: node flags for the door only (e.g. "--cpu-prof --cpu-prof-dir=DIR").
-    // Below the shop's priority, above the crowd's (scripts/onsale.ts CROWD_NICE): the door's flood yields to the
+    // In a flood below the shop's priority, above the crowd's (opts.doorNice): the door's flood yields to the
     // shop, as it would on cores of its own (docs/scaling.md counts six door processes for the
     // reference case), and its backlog waits in the queue where the report shows it.
-    specs.push({ name: `door ${port}`, script: "scripts/door.ts", nice: DOOR_NICE, args: ["-p", port, "-H", "127.0.0.1"], nodeArgs: (process.env.ONSALE_DOOR_NODE_ARGS ?? "").split(" ").filter(Boolean), output: "stderr", env: { ...childEnv, DOOR_PORT: port, APP_URL: baseUrl, TRUSTED_PROXY_HOPS: "1", DATABASE_POOL_MAX: "3" } });
+    specs.push({ name: `door ${port}`, script: "scripts/door.ts", nice: opts.doorNice, args: ["-p", port, "-H", "127.0.0.1"], nodeArgs: (process.env.ONSALE_DOOR_NODE_ARGS ?? "").split(" ").filter(Boolean), output: "stderr", env: { ...childEnv, DOOR_PORT: port, APP_URL: baseUrl, TRUSTED_PROXY_HOPS: "1", DATABASE_POOL_MAX: "3" } });
   }
   specs.push({
     name: "worker",
