@@ -307,17 +307,18 @@ const budgetAt = cfg.budget > 0 ? tFans + cfg.budget * 1000 - endAllowanceMs : I
 // CPU by process during the sale (from the on-sale to the stop): what the shop spent per sold seat.
 let cpuAtOnSale: import("./lib/process-usage").CpuSeconds | null = null;
 setTimeout(() => void memory.sample().then(() => (cpuAtOnSale = memory.cpu())), Math.max(0, onSaleAt - Date.now())).unref();
-const deadline = Math.min(cfg.timeLimit > 0 ? onSaleAt + cfg.timeLimit * 1000 : Infinity, budgetAt);
 /**
- * The time limit's last call: seats free right at the limit (a hold that had just run out, swept
- * back a moment before) are offered to the fans still shopping for up to this long — they see
- * them within seconds (the availability's 1-s cache, a look every 2–4 s) — rather than counted
- * unsold because the run stopped first. Never past the --budget's bound.
+ * The last call: seats free when the sale should stop (a hold that had just run out, swept back
+ * or not yet) are offered to the fans still shopping for up to this long — they see them within
+ * seconds (the availability's 1-s cache, a look every 2–4 s) — rather than counted unsold
+ * because the run stopped first. Under a --budget it comes out of the budget (the sale stops
+ * this much earlier when nothing is free), so the whole run still ends within it.
  */
 const LAST_CALL_MS = 10_000;
+const deadline = Math.min(cfg.timeLimit > 0 ? onSaleAt + cfg.timeLimit * 1000 : Infinity, budgetAt - LAST_CALL_MS);
 const lastCallEnds = Math.min(deadline + LAST_CALL_MS, budgetAt);
 let lastCall = false;
-if (cfg.budget > 0) log(`the sale stops by t=${Math.round((deadline - onSaleAt) / 1000)} s to finish within the ${cfg.budget}-s budget`);
+if (cfg.budget > 0) log(`the sale stops by t=${Math.round((deadline - onSaleAt) / 1000)} s (a last call for seats free then runs to t=${Math.round((lastCallEnds - onSaleAt) / 1000)} s) to finish within the ${cfg.budget}-s budget`);
 // Outages (--outage): Redis dies 8 s into the sale and comes back; then Postgres is cut. Each is probed (lib/simulator/outage.ts).
 const { outageViolations, probeTargets, runOutage } = await import("@/lib/simulator/outage");
 const outages: Promise<Awaited<ReturnType<typeof runOutage>>[]> = cfg.outage
@@ -350,7 +351,11 @@ while (!stopped) {
   tick++;
   const pub = await client.request<{ servingCounter: number; queueLength: number; active: number; activeCap: number; ratePerMinute: number; pacedRate: number | null }>(`/api/events/${eventId}/queue`, { endpoint: "monitor", lane: "monitor", headers: { "x-forwarded-for": "192.0.2.250" } });
   if (pub.status === 200) lastPublic = pub.body;
-  const rows = (await db().execute(sql`select status, count(*)::int as n from line_items where event_id = ${eventId} and status in ('held','sold') group by status`)) as unknown as { status: string; n: number }[];
+  // Held = a hold still running: a seat whose hold ran out is free to the sale (its next hold reclaims it, the sweep returns it), so it can call the last call.
+  const rows = (await db().execute(
+    sql`select li.status, count(*)::int as n from line_items li join orders o on o.id = li.order_id
+        where li.event_id = ${eventId} and (li.status = 'sold' or (li.status = 'held' and o.hold_expires_at > now())) group by li.status`,
+  )) as unknown as { status: string; n: number }[];
   sold = rows.find((r) => r.status === "sold")?.n ?? 0;
   heldNow = rows.find((r) => r.status === "held")?.n ?? 0;
   const t = Math.round((Date.now() - onSaleAt) / 100) / 10;
