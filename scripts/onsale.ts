@@ -494,12 +494,27 @@ const fmtMs = (v: number | null | undefined) => (v === null || v === undefined ?
 // p99 over the whole sale, beside the server's (Server-Timing) and the fans' own figure.
 const { holdStats } = await import("@/lib/metrics/holds");
 const dashboardHolds = await holdStats(eventId, Math.ceil((Date.now() - onSaleAt) / 60_000) + 1);
+/**
+ * Hold latency, ms. Most fans pay at once (`?pay=1`): their hold request also starts the checkout,
+ * and the report counts it as its own endpoint, "hold + checkout". `serverHoldPath` is the hold
+ * itself in every hold request, from the request's arrival until the seats were held
+ * (Server-Timing `hold`, what the dashboard measures); `server` is the whole request of a hold
+ * alone, `serverWithCheckout` that of a hold + checkout; `fan` is every hold request as the fan
+ * waited for it, the checkout included where it was asked for.
+ */
+const holdSamples = ["hold", "hold + checkout"].flatMap((name) => {
+  const s = client.stats.get(name);
+  return s ? [s] : [];
+});
+const spread = (xs: number[]) => (xs.length === 0 ? null : { p50: R.percentile(xs, 0.5), p95: R.percentile(xs, 0.95), p99: R.percentile(xs, 0.99) });
 const holdLatency = {
   dashboard: { p50: dashboardHolds.p50, p99: dashboardHolds.p99, attempts: dashboardHolds.attempts },
+  requests: holdSamples.reduce((n, s) => n + s.count, 0),
+  withCheckout: client.stats.get("hold + checkout")?.count ?? 0,
+  serverHoldPath: spread(holdSamples.flatMap((s) => s.serverParts.hold ?? [])),
   server: endpointStats.hold?.server ?? null,
-  /** The hold request from its arrival until the seats were held (Server-Timing `hold`): what the dashboard measures; the whole request also starts the checkout with `?pay=1`. */
-  serverHoldPath: endpointStats.hold?.serverParts.hold ?? null,
-  fan: endpointStats.hold ? { p50: endpointStats.hold.p50, p95: endpointStats.hold.p95, p99: endpointStats.hold.p99 } : null,
+  serverWithCheckout: endpointStats["hold + checkout"]?.server ?? null,
+  fan: spread(holdSamples.flatMap((s) => s.latencies)),
 };
 // Status reads that reached the origin, as the door and the app counted them (lib/door/origin-reads.ts), not modelled.
 const { originStatusReads } = await import("@/lib/door/origin-reads");
@@ -556,7 +571,8 @@ const report = {
     joinsPerSecond: endpointStats["queue join"]?.perSecond ?? 0,
     statusReadsByFansPerSecond: Math.round((finalCounters.statusReads / Math.max(1, saleSeconds)) * 10) / 10,
     statusOriginPerSecond: endpointStats["queue status"]?.perSecond ?? 0,
-    holdsPerSecond: endpointStats.hold?.perSecond ?? 0,
+    // Both hold endpoints (a hold alone, a hold + checkout), over the time between their first and last request.
+    holdsPerSecond: holdSamples.length === 0 ? 0 : Math.round((holdLatency.requests / Math.max(1, (Math.max(...holdSamples.map((s) => s.lastAt)) - Math.min(...holdSamples.map((s) => s.firstAt))) / 1000)) * 10) / 10,
     paymentsPerSecond: endpointStats["psp approve"]?.perSecond ?? 0,
     originRequests: client.requests,
     originRequestsPerSecond: Math.round(client.requests / Math.max(1, (saleEndedAt - t0Pre) / 1000)),
@@ -599,7 +615,7 @@ console.log(
     `at the origin, as the app counted them: ${originStatus.perSecondDuringSale}/s during the sale (peak ${originStatus.peakPerSecond} in one second, ${originStatus.reads} in all)`,
 );
 console.log(
-  `hold p99: ${fmtMs(holdLatency.fan?.p99)} as fans saw it, ${fmtMs(holdLatency.server?.p99)} server-side for the whole request (Server-Timing), of which the hold path ${fmtMs(holdLatency.serverHoldPath?.p99)} — ${fmtMs(holdLatency.dashboard.p99)} on the organizer's dashboard (${holdLatency.dashboard.attempts} attempts); targets < 800 ms fan-observed, < 100 ms server-side`,
+  `hold p99: ${fmtMs(holdLatency.serverHoldPath?.p99)} server-side (Server-Timing, the hold from the request's arrival until the seats were held, in all ${holdLatency.requests} hold requests) — ${fmtMs(holdLatency.dashboard.p99)} on the organizer's dashboard (${holdLatency.dashboard.attempts} attempts); ${fmtMs(holdLatency.fan?.p99)} as fans saw it; targets < 100 ms server-side, < 800 ms fan-observed. Whole requests: a hold alone ${fmtMs(holdLatency.server?.p99)}, a hold + checkout (${holdLatency.withCheckout} requests, from fans paying at once) ${fmtMs(holdLatency.serverWithCheckout?.p99)}`,
 );
 const ms = (v: number | null) => (v === null ? "–" : v < 10 ? v.toFixed(1) : String(Math.round(v)));
 console.log("Latency per endpoint (ms): what the fan saw; the server's own time (Server-Timing); the time the request waited inside the simulator for a socket.");
