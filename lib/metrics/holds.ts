@@ -44,21 +44,27 @@ export async function recordHoldAttempt(eventId: string, ms: number, outcome: Ho
  * The time runs from the request's arrival at the server (lib/request-scope.ts) when there is
  * one, so it includes the wait for the event loop and the session check, as the fan's answer
  * does; else from the call.
+ * @param andThen the caller's own follow-up to a successful `fn` (e.g. keeping the fan's slot):
+ *   it runs beside the recording, so the two share one round trip to Redis instead of two in a
+ *   row (the hold-alone request's p99 was 119 ms against its hold's 99 in a 1,000,000-fan run,
+ *   BENCHMARKS.md 2026-12-07). Its error is the call's error; the hold's time is already noted.
+ * @returns what `fn` returned.
  */
-export async function measureHold<T>(eventId: string, fn: () => Promise<T>, classify: (error: unknown) => HoldOutcome): Promise<T> {
+export async function measureHold<T>(eventId: string, fn: () => Promise<T>, classify: (error: unknown) => HoldOutcome, andThen?: (result: T) => Promise<unknown>): Promise<T> {
   const started = requestStartedAt() ?? performance.now();
+  let result: T;
   try {
-    const result = await fn();
-    const ms = performance.now() - started;
-    noteTiming("hold", ms); // the same figure in the answer's Server-Timing, so the report and the dashboard compare
-    await recordHoldAttempt(eventId, ms, "held");
-    return result;
+    result = await fn();
   } catch (error) {
     const ms = performance.now() - started;
     noteTiming("hold", ms);
     await recordHoldAttempt(eventId, ms, classify(error));
     throw error;
   }
+  const ms = performance.now() - started;
+  noteTiming("hold", ms); // the same figure in the answer's Server-Timing, so the report and the dashboard compare
+  await Promise.all([recordHoldAttempt(eventId, ms, "held"), andThen?.(result)]);
+  return result;
 }
 
 /** Hold attempts over the last `minutes` minutes: counts by outcome and latency percentiles (ms; null without samples). */

@@ -42,7 +42,8 @@ export async function holdForFan(
       }),
     // A refusal the fan can read (4xx) is the hold path working; anything else counts as an error.
     (error) => ((asAppError(error)?.status ?? 500) < 500 ? "refused" : "error"),
+    // The fan's slot is kept busy while the hold runs, beside the metric's write (one round trip).
+    (placed) => extendSlot(db, input.eventId, input.fanId, placed.holdExpiresAt.getTime()),
   );
-  await extendSlot(db, input.eventId, input.fanId, order.holdExpiresAt.getTime());
   return order;
 }
