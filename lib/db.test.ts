@@ -80,20 +80,23 @@ describe("a Postgres already known to be in trouble", () => {
     const { noteDependencyFailure, troubledDependency, TROUBLED_FOR_MS } = await import("@/lib/dependency-state");
     const { postgresUnavailable, RedisUnavailableError } = await import("@/lib/errors");
     const now = Date.now();
-    // Trouble that ended a second ago for both dependencies.
-    noteDependencyFailure("postgres", now - TROUBLED_FOR_MS - 1_000);
-    noteDependencyFailure("redis", now - TROUBLED_FOR_MS - 1_000);
-    expect(postgresUnavailable("a request waited on it past the outage deadline", { knownTrouble: true })).toMatchObject({ code: "postgres_unavailable", retryAfter: expect.any(Number) });
-    expect(new RedisUnavailableError("a request waited on it past the outage deadline", { knownTrouble: true })).toMatchObject({ code: "redis_unavailable" });
-    expect(troubledDependency()).toBeNull();
-    // Without the flag each is news: the dependency counts as troubled again.
-    void new RedisUnavailableError("connection refused");
-    expect(troubledDependency()).toBe("redis");
-    void postgresUnavailable(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }));
-    expect(troubledDependency()).toBe("postgres");
-    // Leave no trouble behind for the other tests of this file.
-    noteDependencyFailure("postgres", 0);
-    noteDependencyFailure("redis", 0);
+    try {
+      // Trouble that ended a second ago for both dependencies.
+      noteDependencyFailure("postgres", now - TROUBLED_FOR_MS - 1_000);
+      noteDependencyFailure("redis", now - TROUBLED_FOR_MS - 1_000);
+      expect(postgresUnavailable("a request waited on it past the outage deadline", { knownTrouble: true })).toMatchObject({ code: "postgres_unavailable", retryAfter: expect.any(Number) });
+      expect(new RedisUnavailableError("a request waited on it past the outage deadline", { knownTrouble: true })).toMatchObject({ code: "redis_unavailable" });
+      expect(troubledDependency()).toBeNull();
+      // Without the flag each is news: the dependency counts as troubled again.
+      void new RedisUnavailableError("connection refused");
+      expect(troubledDependency()).toBe("redis");
+      void postgresUnavailable(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }));
+      expect(troubledDependency()).toBe("postgres");
+    } finally {
+      // Leave no trouble behind for the other tests of this file.
+      noteDependencyFailure("postgres", 0);
+      noteDependencyFailure("redis", 0);
+    }
   });
 });
 

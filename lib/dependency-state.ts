@@ -2,7 +2,9 @@
  * Which dependency this process has recently seen fail (docs/design.md "Edges"), so the HTTP
  * server can answer a request stuck on a dead dependency with a 503 after a couple of seconds
  * instead of letting it hang (scripts/serve.ts). Fed by the outage errors themselves
- * (lib/errors.ts `postgresUnavailable` and `RedisUnavailableError`) and by the
+ * (lib/errors.ts `postgresUnavailable` and `RedisUnavailableError`, except those raised with
+ * `knownTrouble`: the server's own deadline 503 and a query past the troubled deadline, which
+ * follow from trouble already known and must not renew it) and by the
  * server's once-a-second probe of both; a dependency counts as troubled for
  * {@link TROUBLED_FOR_MS} after its last failure. Kept on `globalThis` (registered symbol) so
  * the server's module copy and Next's bundles share it.

@@ -126,6 +126,7 @@ const cfg = {
   // Paced by default on the simulator's own server at full size (ADR 0015, revisited 2026-12-06); --small and --url take the environment's.
   pacingMs: str("pacing-ms") === undefined ? (small || str("url") ? undefined : DEFAULT_PACING_MS) : num("pacing-ms", 0),
 };
+if (!Number.isInteger(cfg.doorNice) || cfg.doorNice < 0 || cfg.doorNice > 19) throw new Error(`--door-nice must be a whole number from 0 to 19 (nice -n), got ${cfg.doorNice}`);
 // The worker this run starts reads it from the environment (lib/env.ts).
 if (cfg.pacingMs !== undefined) process.env.ADMISSION_PACING_HOLD_P99_MS = String(cfg.pacingMs);
 const log = (s: string) => console.log(`[onsale ${new Date().toISOString().slice(11, 19)}] ${s}`);
@@ -351,10 +352,10 @@ while (!stopped) {
   tick++;
   const pub = await client.request<{ servingCounter: number; queueLength: number; active: number; activeCap: number; ratePerMinute: number; pacedRate: number | null }>(`/api/events/${eventId}/queue`, { endpoint: "monitor", lane: "monitor", headers: { "x-forwarded-for": "192.0.2.250" } });
   if (pub.status === 200) lastPublic = pub.body;
-  // Held = a hold still running: a seat whose hold ran out is free to the sale (its next hold reclaims it, the sweep returns it), so it can call the last call.
+  // Held = a hold still running: a seat whose hold ran out is free to the sale (the sweep returns it within a pass, every 2 s here), so it can call the last call.
   const rows = (await db().execute(
     sql`select li.status, count(*)::int as n from line_items li join orders o on o.id = li.order_id
-        where li.event_id = ${eventId} and (li.status = 'sold' or (li.status = 'held' and o.hold_expires_at > now())) group by li.status`,
+        where li.event_id = ${eventId} and li.status in ('held','sold') and (li.status = 'sold' or o.hold_expires_at > now()) group by li.status`,
   )) as unknown as { status: string; n: number }[];
   sold = rows.find((r) => r.status === "sold")?.n ?? 0;
   heldNow = rows.find((r) => r.status === "held")?.n ?? 0;
@@ -388,7 +389,7 @@ while (!stopped) {
   const offering = freeNow > 0 && !shopClosed && lastPublic.servingCounter < lastPublic.queueLength && Date.now() <= lastCallEnds;
   if (Date.now() > deadline && offering && !lastCall) {
     lastCall = true;
-    log(`time limit: ${freeNow} seat(s) free right now — a last call of up to ${LAST_CALL_MS / 1000} s for the fans still shopping`);
+    log(`${Date.now() > budgetAt - LAST_CALL_MS ? "budget" : "time limit"}: ${freeNow} seat(s) free right now — a last call of up to ${LAST_CALL_MS / 1000} s for the fans still shopping`);
   }
   if ((shopClosed && crowdProgress?.soldOut && owedAnswers() === 0) || (Date.now() > deadline && !offering)) {
     stopped = true;
@@ -498,7 +499,7 @@ const dashboardHolds = await holdStats(eventId, Math.ceil((Date.now() - onSaleAt
  * Hold latency, ms. Most fans pay at once (`?pay=1`): their hold request also starts the checkout,
  * and the report counts it as its own endpoint, "hold + checkout". `serverHoldPath` is the hold
  * itself in every hold request, from the request's arrival until the seats were held
- * (Server-Timing `hold`, what the dashboard measures); `server` is the whole request of a hold
+ * (Server-Timing `hold`, what the dashboard measures); `serverHoldAlone` is the whole request of a hold
  * alone, `serverWithCheckout` that of a hold + checkout; `fan` is every hold request as the fan
  * waited for it, the checkout included where it was asked for.
  */
@@ -512,7 +513,7 @@ const holdLatency = {
   requests: holdSamples.reduce((n, s) => n + s.count, 0),
   withCheckout: client.stats.get("hold + checkout")?.count ?? 0,
   serverHoldPath: spread(holdSamples.flatMap((s) => s.serverParts.hold ?? [])),
-  server: endpointStats.hold?.server ?? null,
+  serverHoldAlone: endpointStats.hold?.server ?? null,
   serverWithCheckout: endpointStats["hold + checkout"]?.server ?? null,
   fan: spread(holdSamples.flatMap((s) => s.latencies)),
 };
@@ -615,7 +616,7 @@ console.log(
     `at the origin, as the app counted them: ${originStatus.perSecondDuringSale}/s during the sale (peak ${originStatus.peakPerSecond} in one second, ${originStatus.reads} in all)`,
 );
 console.log(
-  `hold p99: ${fmtMs(holdLatency.serverHoldPath?.p99)} server-side (Server-Timing, the hold from the request's arrival until the seats were held, in all ${holdLatency.requests} hold requests) — ${fmtMs(holdLatency.dashboard.p99)} on the organizer's dashboard (${holdLatency.dashboard.attempts} attempts); ${fmtMs(holdLatency.fan?.p99)} as fans saw it; targets < 100 ms server-side, < 800 ms fan-observed. Whole requests: a hold alone ${fmtMs(holdLatency.server?.p99)}, a hold + checkout (${holdLatency.withCheckout} requests, from fans paying at once) ${fmtMs(holdLatency.serverWithCheckout?.p99)}`,
+  `hold p99: ${fmtMs(holdLatency.serverHoldPath?.p99)} server-side (Server-Timing, the hold from the request's arrival until the seats were held, in all ${holdLatency.requests} hold requests) — ${fmtMs(holdLatency.dashboard.p99)} on the organizer's dashboard (${holdLatency.dashboard.attempts} attempts); ${fmtMs(holdLatency.fan?.p99)} as fans saw it; targets < 100 ms server-side, < 800 ms fan-observed. Whole requests: a hold alone ${fmtMs(holdLatency.serverHoldAlone?.p99)}, a hold + checkout (${holdLatency.withCheckout} requests, from fans paying at once) ${fmtMs(holdLatency.serverWithCheckout?.p99)}`,
 );
 const ms = (v: number | null) => (v === null ? "–" : v < 10 ? v.toFixed(1) : String(Math.round(v)));
 console.log("Latency per endpoint (ms): what the fan saw; the server's own time (Server-Timing); the time the request waited inside the simulator for a socket.");
