@@ -8,7 +8,8 @@
  *  1. the client address is resolved from the socket and TRUSTED_PROXY_HOPS and written into
  *     `x-stararena-client-ip`, replacing whatever the caller sent (lib/client-ip.ts);
  *  2. the edge rules (lib/http/edge.ts): malformed or control-character paths → 400, server
- *     actions from foreign origins → 403, answered with the one error model; then, with
+ *     actions from foreign origins → 403, answered with the one error model; a page opened at
+ *     another loopback name of a local APP_URL → 307 to APP_URL (lib/http/edge.ts `loopbackRedirect`); then, with
  *     DOOR_URL set, the waiting room's paths go to the standalone door (scripts/door.ts) as they came;
  *     in production the app's JSON routes are answered by their handlers directly, without Next's
  *     router (the API lane, ./lib/api-lane.ts, docs/adr/0022; `API_LANE=0` leaves them to Next);
@@ -35,7 +36,7 @@ import { troubledDependency, type Dependency } from "@/lib/dependency-state";
 import { AppError, asAppError, OUTAGE_RETRY_AFTER_SECONDS, postgresUnavailable, RedisUnavailableError, toErrorResponse } from "@/lib/errors";
 import { checkHealth } from "@/lib/health";
 import { localeOfRequest } from "@/lib/i18n/config";
-import { actionBodyRefusal, edgeRefusal, isActionRequest, MAX_ACTION_BODY_BYTES, wantsJson } from "@/lib/http/edge";
+import { actionBodyRefusal, edgeRefusal, isActionRequest, loopbackRedirect, MAX_ACTION_BODY_BYTES, wantsJson } from "@/lib/http/edge";
 import { requestScopes, type RequestScope } from "@/lib/request-scope";
 import { isDoorPath } from "@/lib/waiting-room/paths";
 
@@ -245,6 +246,12 @@ const server = createServer((req, res) => {
   const refusal = edgeRefusal(req, origins);
   if (refusal) {
     void refuse(req, res, refusal);
+    return;
+  }
+  // Local development: a page opened at 127.0.0.1 moves to APP_URL's loopback name, where the fan's sign-in lives (lib/http/edge.ts).
+  const canonical = loopbackRedirect(req, e.APP_URL);
+  if (canonical) {
+    res.writeHead(307, { location: canonical, "cache-control": "no-store" }).end();
     return;
   }
   if (door && isDoorPath(req.url ?? "")) {

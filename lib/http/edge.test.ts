@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { actionBodyRefusal, edgeRefusal, isActionRequest, pathRefusal, wantsJson } from "@/lib/http/edge";
+import { actionBodyRefusal, edgeRefusal, isActionRequest, loopbackRedirect, pathRefusal, wantsJson } from "@/lib/http/edge";
 import { findControlCharacter } from "@/lib/http/input";
 import { crossOriginRefusal } from "@/lib/http/origin";
 
@@ -84,5 +84,32 @@ describe("wantsJson", () => {
     expect(wantsJson({ url: "/api/health", headers: {} })).toBe(true);
     expect(wantsJson({ url: "/events/x", headers: { "next-action": "1" } })).toBe(true);
     expect(wantsJson({ url: "/events/x", headers: { accept: "text/html,application/xhtml+xml" } })).toBe(false);
+  });
+});
+
+describe("loopbackRedirect", () => {
+  const nav = (host: string, url = "/orders/ord_1", extra: Record<string, string> = {}) => ({ method: "GET", url, headers: { host, "sec-fetch-mode": "navigate", ...extra } });
+
+  it("sends a page opened at another loopback name of a local app to APP_URL, path and query kept", () => {
+    expect(loopbackRedirect(nav("127.0.0.1:3000", "/events/nova?x=1"), "http://localhost:3000")).toBe("http://localhost:3000/events/nova?x=1");
+    expect(loopbackRedirect(nav("localhost:3000"), "http://127.0.0.1:3000")).toBe("http://127.0.0.1:3000/orders/ord_1");
+    expect(loopbackRedirect({ ...nav("[::1]:3000"), method: "HEAD" }, "http://localhost:3000")).toBe("http://localhost:3000/orders/ord_1");
+  });
+
+  it("never leaves APP_URL's origin, whatever the path says", () => {
+    expect(loopbackRedirect(nav("127.0.0.1:3000", "//evil.example/x"), "http://localhost:3000")).toBe("http://localhost:3000//evil.example/x");
+  });
+
+  it("serves as it is: the same host, another port, a public APP_URL or host, API calls, assets, fetches, other methods", () => {
+    expect(loopbackRedirect(nav("localhost:3000"), "http://localhost:3000")).toBeNull();
+    expect(loopbackRedirect(nav("127.0.0.1:8080"), "http://localhost:3000")).toBeNull();
+    expect(loopbackRedirect(nav("127.0.0.1:443"), "https://tickets.example")).toBeNull();
+    expect(loopbackRedirect(nav("evil.example:3000"), "http://localhost:3000")).toBeNull();
+    expect(loopbackRedirect(nav("127.0.0.1:3000", "/api/health"), "http://localhost:3000")).toBeNull();
+    expect(loopbackRedirect(nav("127.0.0.1:3000", "/_next/static/chunk.js"), "http://localhost:3000")).toBeNull();
+    expect(loopbackRedirect({ method: "GET", url: "/events/nova", headers: { host: "127.0.0.1:3000", "sec-fetch-mode": "cors" } }, "http://localhost:3000")).toBeNull();
+    expect(loopbackRedirect({ method: "GET", url: "/events/nova", headers: { host: "127.0.0.1:3000" } }, "http://localhost:3000")).toBeNull();
+    expect(loopbackRedirect({ ...nav("127.0.0.1:3000"), method: "POST" }, "http://localhost:3000")).toBeNull();
+    expect(loopbackRedirect(nav("bad host"), "http://localhost:3000")).toBeNull();
   });
 });

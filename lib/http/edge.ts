@@ -6,12 +6,15 @@
  *    characters (`/events/a%00b`) or that holds a dot segment (`/api/x/../y`) → 400 `bad_path`, and a query holding a NUL or another
  *    control character → 400 `control_character` (Next would answer 500, or pass the NUL to
  *    Postgres, which refuses it with a 500);
- *  - a server action from a foreign origin → 403 `cross_origin` (Next would answer 500).
+ *  - a server action from a foreign origin → 403 `cross_origin` (Next would answer 500);
+ *  - in local development, a page opened at another loopback name of the app (127.0.0.1 for
+ *    localhost) → a redirect to APP_URL ({@link loopbackRedirect}).
  * The client address is resolved here too (lib/client-ip.ts).
  */
 import type { IncomingHttpHeaders } from "node:http";
 import { AppError } from "@/lib/errors";
 import { hasForbiddenControl } from "@/lib/http/input";
+import { isLoopbackHost } from "@/lib/env";
 import { crossOriginRefusal } from "@/lib/http/origin";
 
 /** C0 controls and DEL: never part of a name a person chose, and Postgres refuses NUL outright. */
@@ -68,6 +71,35 @@ export function edgeRefusal(req: { method?: string; url?: string; headers: Incom
   // A server action is a POST carrying `Next-Action`; Next's own origin check answers 500.
   if (req.method === "POST" && req.headers["next-action"] !== undefined) return crossOriginRefusal(req.headers, origins);
   return null;
+}
+
+/**
+ * Where to send a browser that opened a page of a local app under another loopback name, or
+ * null. The browser keeps cookies per host name, and the app sends fans to APP_URL (the PSP's
+ * pay page, its return, sign-in links): a fan signed in at http://127.0.0.1:3000 arrived at
+ * http://localhost:3000 signed out, mid-payment (a new user's walkthrough, 2026-12-07). Only a
+ * page navigation (`Sec-Fetch-Mode: navigate`, GET or HEAD) on the same port of a loopback
+ * APP_URL moves; API calls and assets are served where they came. The target is APP_URL's
+ * origin followed by the request's own path, never a host the client wrote.
+ * @param req method, request target and headers as Node received them
+ * @param appUrl the app's APP_URL
+ * @returns the absolute URL to redirect to (307), or null to serve the request as it is.
+ */
+export function loopbackRedirect(req: { method?: string; url?: string; headers: IncomingHttpHeaders }, appUrl: string): string | null {
+  if (req.method !== "GET" && req.method !== "HEAD") return null;
+  if (req.headers["sec-fetch-mode"] !== "navigate") return null;
+  const app = new URL(appUrl);
+  if (!isLoopbackHost(app.hostname)) return null;
+  const path = req.url ?? "/";
+  if (!path.startsWith("/") || path.startsWith("/api/") || path.startsWith("/_next/")) return null;
+  let asked: URL;
+  try {
+    asked = new URL(`${app.protocol}//${req.headers.host ?? ""}`);
+  } catch {
+    return null;
+  }
+  if (!isLoopbackHost(asked.hostname) || asked.hostname === app.hostname || asked.port !== app.port) return null;
+  return `${app.origin}${path}`;
 }
 
 /** True when the caller wants JSON rather than a page: API paths, server actions, `Accept: application/json`. */
