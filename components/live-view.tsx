@@ -90,7 +90,7 @@ export function LiveView({ eventId, name }: { eventId: string; name: string }) {
       <section className="space-y-3 rounded-xl border border-white/10 bg-white/5 p-4">
         <h2 className="font-semibold">Waiting room</h2>
         <p className="text-sm text-white/60">
-          Hold path: {data.holdPath.attempts} attempts, {data.holdPath.held} held, {data.holdPath.refused} refused, {data.holdPath.errors} errors; p50{" "}
+          Hold path: {data.holdPath.attempts} {data.holdPath.attempts === 1 ? "attempt" : "attempts"}, {data.holdPath.held} held, {data.holdPath.refused} refused, {data.holdPath.errors} {data.holdPath.errors === 1 ? "error" : "errors"}; p50{" "}
           {data.holdPath.p50 ?? "—"} ms. If p99 or errors climb, lower the admission rate.
         </p>
         <div className="flex flex-wrap items-end gap-3">

@@ -16,7 +16,7 @@ import { FanLimitError, NotEnoughSeatsError, SeatsTakenError, UnknownSeatError }
 import { holdInRedis, readHold, releaseInRedis, releaseUnlessWritten } from "@/lib/inventory/hold";
 import { inventoryKeys } from "@/lib/inventory/keys";
 import { rebuildInventory } from "@/lib/inventory/rebuild";
-import { PendingOrderError, placeOrder } from "@/lib/orders/place-order";
+import { holdRequestSchema, PendingOrderError, placeOrder } from "@/lib/orders/place-order";
 import { closeRedis, redis } from "@/lib/redis";
 import { makeFans, makeStudioShow } from "@/lib/testing/fixtures";
 
@@ -279,5 +279,15 @@ describe("bad input gets a clear error and changes nothing", () => {
     const early = await makeStudioShow(db(), { onSaleAt: new Date(Date.now() + 3_600_000) });
     const [fan] = await makeFans(db(), 1);
     await expect(placeOrder(db(), { eventId: early.eventId, fanId: fan!, request: { kind: "seats", ordinals: [1] } })).rejects.toThrow(/not on sale yet/);
+  });
+});
+
+describe("holdRequestSchema", () => {
+  it("a body without a known kind is told, in words, the two shapes a hold takes", () => {
+    for (const body of [{}, { seats: "x" }, { kind: "cheapest" }]) {
+      const message = holdRequestSchema.safeParse(body).error?.issues[0]?.message;
+      expect(message).toBe('Say which seats: "kind" must be "seats" (with "ordinals") or "best" (with "priceLevelId" and "quantity")');
+    }
+    expect(holdRequestSchema.safeParse({ kind: "seats", ordinals: [1, 2] }).success).toBe(true);
   });
 });

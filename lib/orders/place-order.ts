@@ -52,7 +52,7 @@ export const holdRequestSchema = z.discriminatedUnion("kind", [
       .min(1, "Ask for at least one seat")
       .max(MAX_SEATS_PER_REQUEST, `At most ${MAX_SEATS_PER_REQUEST} seats at a time`),
   }),
-]);
+], { error: 'Say which seats: "kind" must be "seats" (with "ordinals") or "best" (with "priceLevelId" and "quantity")' });
 
 /**
  * An idempotency key as a client sends it: 8–100 characters of letters, digits and
