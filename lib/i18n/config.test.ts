@@ -5,10 +5,20 @@ import { fromAcceptLanguage, intlLocale, localeOfRequest, matchLocale } from "@/
 const req = (h: Record<string, string>) => new Headers(h);
 
 describe("locale negotiation", () => {
-  it("reads Simplified Chinese and English tags, not Traditional Chinese", () => {
+  it("reads Simplified Chinese and English tags", () => {
     expect(["zh", "zh-CN", "zh-cn", "zh-SG", "zh-Hans-CN"].map(matchLocale)).toEqual(["zh-CN", "zh-CN", "zh-CN", "zh-CN", "zh-CN"]);
     expect(["en", "en-US", "EN-gb"].map(matchLocale)).toEqual(["en", "en", "en"]);
-    expect(["zh-TW", "zh-HK", "zh-Hant", "fr", ""].map(matchLocale)).toEqual([null, null, null, null, null]);
+    expect(["fr", "", "zhx", "z"].map(matchLocale)).toEqual([null, null, null, null]);
+  });
+
+  it("gives Traditional Chinese tags the Chinese catalogue (zh-CN), not English", () => {
+    expect(["zh-TW", "zh-HK", "zh-MO", "zh-Hant", "zh-Hant-TW", "zh-hant-hk", " ZH-tw "].map(matchLocale)).toEqual(Array(7).fill("zh-CN"));
+    // What Safari on a Traditional-Chinese system sends: the region tag alone.
+    for (const header of ["zh-TW", "zh-HK", "zh-MO", "zh-Hant", "zh-Hant-TW", "zh-TW,en;q=0.5"]) expect(fromAcceptLanguage(header)).toBe("zh-CN");
+    // The pages (the proxy) and the account's e-mail language (set at sign-up) read the request the same way.
+    expect(localeOfRequest(req({ "accept-language": "zh-HK" }))).toBe("zh-CN");
+    // The fan's own choice in the switcher still wins.
+    expect(localeOfRequest(req({ cookie: "NEXT_LOCALE=en", "accept-language": "zh-TW" }))).toBe("en");
   });
 
   it("ranks Accept-Language by q and keeps header order on ties", () => {
@@ -16,7 +26,8 @@ describe("locale negotiation", () => {
     expect(fromAcceptLanguage("fr-FR,fr;q=0.9,zh;q=0.8,en;q=0.7")).toBe("zh-CN");
     expect(fromAcceptLanguage("en;q=0.5,zh-CN;q=0.9")).toBe("zh-CN");
     expect(fromAcceptLanguage("zh-CN;q=0,en")).toBe("en");
-    expect(fromAcceptLanguage("zh-TW,fr")).toBeNull();
+    expect(fromAcceptLanguage("zh-TW;q=0.1,en;q=0.9")).toBe("en");
+    expect(fromAcceptLanguage("fr,de;q=0.5")).toBeNull();
     expect(fromAcceptLanguage("")).toBeNull();
     expect(fromAcceptLanguage("q=;;,,;")).toBeNull();
   });

@@ -3,8 +3,9 @@
  *
  * A fan sees English (`en`) or Simplified Chinese (`zh-CN`). The choice, in order: the
  * `NEXT_LOCALE` cookie the language switcher writes; else the browser's `Accept-Language`
- * (RFC 9110 §12.5.4, highest q first; any `zh` other than Traditional — zh-TW, zh-HK,
- * zh-Hant — reads as zh-CN, since Simplified is what we have); else English.
+ * (RFC 9110 §12.5.4, highest q first; every `zh` tag reads as zh-CN — Traditional ones too,
+ * zh-TW, zh-HK, zh-MO, zh-Hant: Simplified is the Chinese we have, and a reader of Traditional
+ * reads it far better than English); else English.
  *
  * Pure and Web-standard (no Next.js import): the proxy, the standalone door, route
  * handlers, server actions and the mail worker all decide the same way.
@@ -28,15 +29,14 @@ export function isLocale(value: unknown): value is Locale {
 
 /**
  * The supported locale a language tag falls under, or null: `en`, `en-US`, `en-GB` → en;
- * `zh`, `zh-CN`, `zh-SG`, `zh-Hans…` → zh-CN; Traditional Chinese and everything else → null.
+ * every Chinese tag → zh-CN: `zh`, `zh-CN`, `zh-SG`, `zh-Hans…`, and Traditional ones
+ * (`zh-TW`, `zh-HK`, `zh-MO`, `zh-Hant…`: the Simplified catalogue, docs/design.md
+ * "Languages"); everything else → null.
  */
 export function matchLocale(tag: string): Locale | null {
   const t = tag.trim().toLowerCase();
   if (t === "en" || t.startsWith("en-")) return "en";
-  if (t === "zh" || t.startsWith("zh-")) {
-    if (/^zh-(tw|hk|mo|hant)\b/.test(t)) return null;
-    return "zh-CN";
-  }
+  if (t === "zh" || t.startsWith("zh-")) return "zh-CN";
   return null;
 }
 
