@@ -39,20 +39,20 @@ describe("parseEnv", () => {
 
   it("the development mailbox page is refused off loopback, and SMTP_URL must be an smtp URL", () => {
     expect(problems({ DEV_MAILBOX: "1" })).toEqual([]);
-    expect(problems({ ...secrets, DEV_MAILBOX: "1", APP_URL: "https://tickets.example" })).toEqual(["DEV_MAILBOX"]);
-    expect(problems({ ...secrets, DEV_MAILBOX: "1", HOST: "0.0.0.0" })).toEqual(["DEV_MAILBOX"]);
+    expect(problems({ ...secrets, SANDBOX_PSP_PUBLIC: "1", DEV_MAILBOX: "1", APP_URL: "https://tickets.example" })).toEqual(["DEV_MAILBOX"]);
+    expect(problems({ ...secrets, SANDBOX_PSP_PUBLIC: "1", DEV_MAILBOX: "1", HOST: "0.0.0.0" })).toEqual(["DEV_MAILBOX"]);
     expect(problems({ SMTP_URL: "http://mail.example" })).toEqual(["SMTP_URL"]);
     expect(parseEnv({ SMTP_URL: "smtps://u:p@smtp.example.com:465" }).SMTP_URL).toBe("smtps://u:p@smtp.example.com:465");
   });
 
   it("no secret has a built-in value off loopback or in production (docs/adr/0012)", () => {
-    // Off loopback: every secret is required, each named.
-    expect(problems({ APP_URL: "https://tickets.example.com" })).toEqual(["BETTER_AUTH_SECRET", "SANDBOX_PSP_WEBHOOK_SECRET", "TICKET_SIGNING_SECRET"]);
+    // Off loopback: every secret is required, each named (and the sandbox, the default outside production, its acknowledgement).
+    expect(problems({ APP_URL: "https://tickets.example.com" })).toEqual(["BETTER_AUTH_SECRET", "SANDBOX_PSP_PUBLIC", "SANDBOX_PSP_WEBHOOK_SECRET", "TICKET_SIGNING_SECRET"]);
     // Bound to every interface, even with a local URL.
-    expect(problems({ HOST: "0.0.0.0" })).toEqual(["BETTER_AUTH_SECRET", "SANDBOX_PSP_WEBHOOK_SECRET", "TICKET_SIGNING_SECRET"]);
-    // Production on localhost: the same, plus the provider choice.
+    expect(problems({ HOST: "0.0.0.0" })).toEqual(["BETTER_AUTH_SECRET", "SANDBOX_PSP_PUBLIC", "SANDBOX_PSP_WEBHOOK_SECRET", "TICKET_SIGNING_SECRET"]);
+    // Production on localhost: the same secrets, plus the provider choice.
     expect(problems({ NODE_ENV: "production" })).toEqual(["BETTER_AUTH_SECRET", "PAYMENT_PROVIDER", "SANDBOX_PSP_WEBHOOK_SECRET", "TICKET_SIGNING_SECRET"]);
-    const given = parseEnv({ APP_URL: "https://tickets.example.com", ...secrets });
+    const given = parseEnv({ APP_URL: "https://tickets.example.com", SANDBOX_PSP_PUBLIC: "1", ...secrets });
     expect([given.BETTER_AUTH_SECRET, given.TICKET_SIGNING_SECRET, given.SANDBOX_PSP_WEBHOOK_SECRET]).toEqual([secrets.BETTER_AUTH_SECRET, secrets.TICKET_SIGNING_SECRET, secrets.SANDBOX_PSP_WEBHOOK_SECRET]);
     // The sandbox's webhook secret is not needed when Stripe is the provider.
     expect(problems({ NODE_ENV: "production", PAYMENT_PROVIDER: "stripe", STRIPE_SECRET_KEY: "sk_test_x", STRIPE_WEBHOOK_SECRET: "whsec_x", BETTER_AUTH_SECRET: secrets.BETTER_AUTH_SECRET, TICKET_SIGNING_SECRET: secrets.TICKET_SIGNING_SECRET })).toEqual([]);
@@ -71,6 +71,52 @@ describe("parseEnv", () => {
     // Local development keeps the sandbox as its default.
     expect(parseEnv({}).PAYMENT_PROVIDER).toBe("sandbox");
     expect(parseEnv({ NODE_ENV: "test" }).PAYMENT_PROVIDER).toBe("sandbox");
+  });
+
+  it("the sandbox PSP off loopback needs SANDBOX_PSP_PUBLIC=1, and the refusal says why (docs/adr/0026)", () => {
+    const publicUrl = { APP_URL: "https://tickets.example.com" };
+    // The demo's .env.local (PAYMENT_PROVIDER=sandbox) started for the public: refused, whatever makes it public.
+    const places: Record<string, string>[] = [{ ...publicUrl, HOST: "0.0.0.0" }, publicUrl, { HOST: "0.0.0.0" }, { HOST: "192.0.2.10" }, { APP_URL: "http://192.0.2.10:3000" }];
+    for (const where of places) {
+      for (const nodeEnv of ["development", "production"]) {
+        expect(problems({ ...secrets, NODE_ENV: nodeEnv, PAYMENT_PROVIDER: "sandbox", ...where })).toEqual(["SANDBOX_PSP_PUBLIC"]);
+      }
+    }
+    const refusal = (() => {
+      try {
+        parseEnv({ ...secrets, ...publicUrl, HOST: "0.0.0.0", PAYMENT_PROVIDER: "sandbox" });
+      } catch (e) {
+        return (e as EnvError).message;
+      }
+    })();
+    expect(refusal).toMatch(/SANDBOX_PSP_PUBLIC: must be 1 .* not a loopback address: anyone who reaches this app could approve their own checkout there and get tickets for free/);
+    // Non-production without a provider defaults to the sandbox: the same refusal.
+    expect(problems({ ...secrets, ...publicUrl })).toEqual(["SANDBOX_PSP_PUBLIC"]);
+    // "0" and "false" are no acknowledgement.
+    expect(problems({ ...secrets, ...publicUrl, PAYMENT_PROVIDER: "sandbox", SANDBOX_PSP_PUBLIC: "0" })).toEqual(["SANDBOX_PSP_PUBLIC"]);
+    expect(problems({ ...secrets, ...publicUrl, PAYMENT_PROVIDER: "sandbox", SANDBOX_PSP_PUBLIC: "false" })).toEqual(["SANDBOX_PSP_PUBLIC"]);
+    // Acknowledged: a shared demo starts.
+    const shared = parseEnv({ ...secrets, ...publicUrl, HOST: "0.0.0.0", NODE_ENV: "production", PAYMENT_PROVIDER: "sandbox", SANDBOX_PSP_PUBLIC: "1" });
+    expect([shared.PAYMENT_PROVIDER, shared.SANDBOX_PSP_PUBLIC]).toEqual(["sandbox", true]);
+    // Stripe needs no acknowledgement anywhere.
+    const stripe = { PAYMENT_PROVIDER: "stripe", STRIPE_SECRET_KEY: "sk_live_x", STRIPE_WEBHOOK_SECRET: "whsec_x" };
+    expect(problems({ ...secrets, ...publicUrl, HOST: "0.0.0.0", NODE_ENV: "production", ...stripe })).toEqual([]);
+    // The local demo (`npm start` on loopback) is unchanged, in development and production mode alike.
+    const locals: Record<string, string>[] = [{}, { APP_URL: "http://localhost:3000" }, { APP_URL: "http://127.0.0.1:3100", HOST: "127.0.0.1" }, { HOST: "::1" }, { HOST: "localhost" }];
+    for (const local of locals) {
+      expect(problems({ PAYMENT_PROVIDER: "sandbox", ...local })).toEqual([]);
+      expect(problems({ ...secrets, NODE_ENV: "production", PAYMENT_PROVIDER: "sandbox", ...local })).toEqual([]);
+    }
+    // The development mailbox has no acknowledgement: it shows every account's reset links, so off loopback it is refused outright.
+    expect(problems({ ...secrets, ...publicUrl, PAYMENT_PROVIDER: "sandbox", SANDBOX_PSP_PUBLIC: "1", DEV_MAILBOX: "1" })).toEqual(["DEV_MAILBOX"]);
+  });
+
+  it("the Inngest dev mode (no signature checks on /api/inngest) off loopback needs INNGEST_DEV_PUBLIC=1", () => {
+    expect(problems({ INNGEST_DEV: "1" })).toEqual([]);
+    const off = { ...secrets, SANDBOX_PSP_PUBLIC: "1", HOST: "0.0.0.0" };
+    expect(problems({ ...off, INNGEST_DEV: "1" })).toEqual(["INNGEST_DEV_PUBLIC"]);
+    expect(problems({ ...off, INNGEST_DEV: "1", INNGEST_DEV_PUBLIC: "1" })).toEqual([]);
+    expect(problems({ ...off, INNGEST_SIGNING_KEY: "signkey-prod-x", INNGEST_EVENT_KEY: "k" })).toEqual([]);
   });
 
   it("treats empty values as unset", () => {

@@ -7,7 +7,8 @@
  * `NODE_ENV=production`, or an `APP_URL` / `HOST` that is not a loopback address, a
  * missing `BETTER_AUTH_SECRET`, `TICKET_SIGNING_SECRET` or (with the sandbox PSP)
  * `SANDBOX_PSP_WEBHOOK_SECRET` stops start-up, and so does production without an explicit
- * `PAYMENT_PROVIDER`. `npm start` writes random local secrets into `.env.local` once
+ * `PAYMENT_PROVIDER`; the sandbox PSP off loopback needs `SANDBOX_PSP_PUBLIC=1` besides
+ * (docs/adr/0026). `npm start` writes random local secrets into `.env.local` once
  * (scripts/lib/local-env.ts). A malformed or missing value stops start-up with an
  * {@link EnvError} whose message names the variable. `.env.example` documents each one.
  */
@@ -151,7 +152,18 @@ const schema = z
     MAIL_FROM: z.string().min(3).default("StarArena <tickets@stararena.test>"),
     /** Serves /dev/mailbox (every message the local development mailbox received, reset links included): only on a loopback APP_URL and HOST. */
     DEV_MAILBOX: boolish,
+    /**
+     * The acknowledgement that the sandbox PSP is served to others on purpose (a shared demo):
+     * required when it is the provider and APP_URL or HOST is not a loopback address, since
+     * anyone who reaches the app can approve their own checkout there (docs/adr/0026).
+     */
+    SANDBOX_PSP_PUBLIC: boolish,
     INNGEST_DEV: boolish,
+    /**
+     * The acknowledgement that the Inngest dev server's mode is used off loopback on purpose: in
+     * it the SDK runs any call to /api/inngest without checking a signature (docs/adr/0026).
+     */
+    INNGEST_DEV_PUBLIC: boolish,
     INNGEST_BASE_URL: z.url().optional(),
     INNGEST_EVENT_KEY: z.string().min(1).optional(),
     INNGEST_SIGNING_KEY: z.string().min(1).optional(),
@@ -187,6 +199,28 @@ const schema = z
       ctx.addIssue({ code: "custom", path: ["DEV_MAILBOX"], message: "shows every e-mail sent (password-reset links too): it is only allowed when APP_URL and HOST are loopback addresses" });
     }
     const provider = v.PAYMENT_PROVIDER ?? "sandbox";
+    if (provider === "sandbox" && !loopback && !v.SANDBOX_PSP_PUBLIC) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["SANDBOX_PSP_PUBLIC"],
+        message:
+          `must be 1 to serve the sandbox PSP (PAYMENT_PROVIDER=${v.PAYMENT_PROVIDER ? "sandbox" : "sandbox, the default outside production"}) when APP_URL or HOST is not a loopback address: ` +
+          "anyone who reaches this app could approve their own checkout there and get tickets for free. " +
+          "Set PAYMENT_PROVIDER=stripe (with STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET) for real payments, " +
+          "serve the demo on a loopback address (APP_URL=http://localhost:3000, HOST unset or 127.0.0.1), " +
+          "or set SANDBOX_PSP_PUBLIC=1 to serve the test PSP to others on purpose (a shared demo, never a real sale)",
+      });
+    }
+    if (v.INNGEST_DEV && !loopback && !v.INNGEST_DEV_PUBLIC) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["INNGEST_DEV_PUBLIC"],
+        message:
+          "must be 1 to use INNGEST_DEV when APP_URL or HOST is not a loopback address: in dev mode the Inngest SDK runs any call to /api/inngest " +
+          "without checking its signature, so anyone who reaches this app could start its jobs. Use INNGEST_SIGNING_KEY and INNGEST_EVENT_KEY " +
+          "off loopback, or set INNGEST_DEV_PUBLIC=1 on a network you trust",
+      });
+    }
     if (!local) {
       const why = production ? "with NODE_ENV=production" : "when APP_URL or HOST is not a loopback address";
       const required: (keyof typeof DEV_SECRETS)[] = ["BETTER_AUTH_SECRET", "TICKET_SIGNING_SECRET", ...(provider === "sandbox" ? (["SANDBOX_PSP_WEBHOOK_SECRET"] as const) : [])];

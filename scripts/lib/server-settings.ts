@@ -2,7 +2,8 @@
  * What an HTTP server of ours (scripts/serve.ts, scripts/door.ts) reads before it listens: the
  * project's environment, validated (an invalid one ends the process with the problems listed,
  * never a stack trace), the `-p PORT` and `-H HOST` flags, and the host to bind — 127.0.0.1 for a
- * loopback APP_URL, else 0.0.0.0, unless HOST or `-H` says otherwise.
+ * loopback APP_URL, else 0.0.0.0, unless HOST or `-H` says otherwise. `-H` counts as HOST in the
+ * validation, so a server bound off loopback meets the same rules as HOST=0.0.0.0.
  */
 import { loadProjectEnv } from "../load-env";
 import { env, EnvError, isLoopbackHost, type Env } from "@/lib/env";
@@ -15,6 +16,10 @@ export function serverSettings(defaultPort: (e: Env) => number): { e: Env; argv:
     const i = argv.indexOf(name);
     return i >= 0 ? argv[i + 1] : undefined;
   };
+  // `-H` is where this server is reachable, as HOST is: lib/env.ts judges loopback by it (the
+  // secrets, the development mailbox, the sandbox PSP's SANDBOX_PSP_PUBLIC).
+  const bind = flag("-H");
+  if (bind) process.env.HOST = bind;
   let e: Env;
   try {
     e = env();
@@ -26,6 +31,6 @@ export function serverSettings(defaultPort: (e: Env) => number): { e: Env; argv:
     throw error;
   }
   const port = Number(flag("-p") ?? defaultPort(e));
-  const host = flag("-H") ?? e.HOST ?? (isLoopbackHost(new URL(e.APP_URL).hostname) ? "127.0.0.1" : "0.0.0.0");
+  const host = bind ?? e.HOST ?? (isLoopbackHost(new URL(e.APP_URL).hostname) ? "127.0.0.1" : "0.0.0.0");
   return { e, argv, port, host };
 }

@@ -3,7 +3,8 @@
  * approve/decline actions, its approve/decline and fault-knob APIs, its webhook endpoint
  * and dispatcher all exist only while `PAYMENT_PROVIDER=sandbox`. Production has no
  * default provider (lib/env.ts), so the sandbox is never the production PSP by accident:
- * it is chosen explicitly, as the local demo's `.env.local` does.
+ * it is chosen explicitly, as the local demo's `.env.local` does; and off loopback it also
+ * needs `SANDBOX_PSP_PUBLIC=1` (docs/adr/0026), so that demo file never serves the public.
  */
 import { env } from "@/lib/env";
 
