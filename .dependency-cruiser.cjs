@@ -21,7 +21,7 @@ const LAYERS = [
   ["lib/events"],
   ["lib/inventory", "lib/waiting-room", "lib/venues"],
   ["lib/audit", "lib/outbox", "lib/metrics", "lib/auth", "lib/health"],
-  ["lib/db", "lib/redis", "lib/redis-core", "lib/redis-tcp", "lib/signing", "lib/redis-keys", "lib/env", "lib/errors", "lib/client-ip", "lib/redirects", "lib/dependency-state", "lib/request-scope", "lib/ids", "lib/format", "lib/time-zone", "db"],
+  ["lib/db", "lib/clock", "lib/redis", "lib/redis-core", "lib/redis-tcp", "lib/signing", "lib/redis-keys", "lib/env", "lib/errors", "lib/client-ip", "lib/redirects", "lib/dependency-state", "lib/request-scope", "lib/ids", "lib/format", "lib/time-zone", "db"],
 ];
 
 /** A path regex for a set of folders or single-file modules (`lib/db` is `lib/db.ts` or `lib/db/…`). */

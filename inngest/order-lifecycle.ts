@@ -8,6 +8,9 @@ import { db } from "@/lib/db";
 import { settleExpiredHold } from "@/lib/payments/expiry";
 import { inngest } from "./client";
 
+/** Looks 10 s apart after an early wake-up (a clock skew up to a minute); the sweep is the safety net beyond. */
+const RECHECKS = 6;
+
 export const orderLifecycle = inngest.createFunction(
   {
     id: "order-lifecycle",
@@ -19,6 +22,14 @@ export const orderLifecycle = inngest.createFunction(
   async ({ event, step }) => {
     const { orderId, holdExpiresAt } = event.data as { orderId: string; holdExpiresAt: string };
     await step.sleepUntil("wait-for-hold-expiry", new Date(holdExpiresAt));
-    return step.run("settle-hold", () => settleExpiredHold(db(), orderId, { actor: "job:order-lifecycle", reason: "hold expiry" }));
+    const settle = (id: string) => step.run(id, () => settleExpiredHold(db(), orderId, { actor: "job:order-lifecycle", reason: "hold expiry" }));
+    // Inngest wakes by its own clock; whether the hold has ended is Postgres's to say (lib/clock.ts).
+    // Woken early by a clock ahead of Postgres's ("not_due"), it looks again a little later.
+    let outcome = await settle("settle-hold");
+    for (let i = 1; outcome === "not_due" && i <= RECHECKS; i++) {
+      await step.sleep(`wait-for-database-clock-${i}`, "10s");
+      outcome = await settle(`settle-hold-${i}`);
+    }
+    return outcome;
   },
 );

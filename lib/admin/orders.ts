@@ -16,6 +16,7 @@ import { createHash } from "node:crypto";
 import { asc, eq, sql } from "drizzle-orm";
 import { events, lineItems, orders, orderTransitions, payments, priceLevels, refunds, seats, tickets, user } from "@/db/schema";
 import { listOrderAdminActions, recordAdminAction, type AdminActionName, type AdminActionView } from "@/lib/audit/admin-actions";
+import { databaseNow } from "@/lib/clock";
 import type { Db } from "@/lib/db";
 import { AppError, type ErrorKind } from "@/lib/errors";
 import { formatMajorUnits } from "@/lib/format";
@@ -523,7 +524,7 @@ async function ownedOrder(db: Db, organizerId: string, orderId: string) {
  * and the audit entries.
  * @throws {AdminOrderError} "not_found", "not_your_show".
  */
-export async function getAdminOrder(db: Db, organizerId: string, orderId: string, now = new Date()): Promise<AdminOrderView> {
+export async function getAdminOrder(db: Db, organizerId: string, orderId: string, now?: Date): Promise<AdminOrderView> {
   const { order, event } = await ownedOrder(db, organizerId, orderId);
   const [fan] = await db.select({ id: user.id, email: user.email, name: user.name }).from(user).where(eq(user.id, order.fanId));
   const items = await db
@@ -596,7 +597,7 @@ export async function getAdminOrder(db: Db, organizerId: string, orderId: string
       refund: order.status === "paid" || order.status === "ticketed",
       refundTickets: order.status === "ticketed" && tix.some((t) => t.status === "valid"),
       reissue: order.status === "ticketed" && tix.some((t) => t.status === "valid"),
-      releaseHold: order.status === "pending_payment" && order.holdExpiresAt <= now,
+      releaseHold: order.status === "pending_payment" && order.holdExpiresAt <= (await databaseNow(db, now)),
     },
   };
 }
@@ -695,13 +696,14 @@ export interface ReleaseOutcome {
  * A hold still running is refused: it ends by itself, and the fan may be paying.
  * @throws {AdminOrderError} "not_found", "not_your_show", "not_pending", "hold_running", "psp_unavailable".
  */
-export async function releaseStuckHold(db: Db, organizerId: string, orderId: string, now = new Date()): Promise<ReleaseOutcome> {
+export async function releaseStuckHold(db: Db, organizerId: string, orderId: string, now?: Date): Promise<ReleaseOutcome> {
   const { order, event } = await ownedOrder(db, organizerId, orderId);
   const ctx = { organizerId, eventId: order.eventId, orderId };
   if (order.status !== "pending_payment") {
     return refuse(db, ctx, "release_hold", "not_pending", `This order is ${order.status.replace("_", " ")}, not waiting for payment, so there is no hold to release.`);
   }
-  if (order.holdExpiresAt > now) {
+  // Past its expiry by Postgres's clock, as the sweep sees it (lib/clock.ts).
+  if (order.holdExpiresAt > (await databaseNow(db, now))) {
     const until = new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit", second: "2-digit", timeZone: event.timeZone }).format(order.holdExpiresAt);
     return refuse(db, ctx, "release_hold", "hold_running", `This hold runs until ${until} and ends by itself; only a hold past its expiry can be released here.`);
   }

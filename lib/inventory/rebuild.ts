@@ -307,7 +307,7 @@ export const PREPARE_AHEAD_MS = 10 * 60_000;
  * one HGET per event; a build takes the hold path's lock, so the two never build twice.
  * @returns the ids of the events it built.
  */
-export async function prepareInventories(db: Db, now = Date.now(), aheadMs = PREPARE_AHEAD_MS): Promise<string[]> {
+export async function prepareInventories(db: Db, now?: number, aheadMs = PREPARE_AHEAD_MS): Promise<string[]> {
   const soon = await eventsOnSaleWithin(db, aheadMs, now);
   const built: string[] = [];
   for (const { id } of soon) {

@@ -4,6 +4,7 @@
  */
 import { asc, eq, sql } from "drizzle-orm";
 import { orders, payments } from "@/db/schema";
+import { sqlNow } from "@/lib/clock";
 import type { Db } from "@/lib/db";
 import { cachedEvent } from "@/lib/events/cache";
 import { env } from "@/lib/env";
@@ -23,12 +24,16 @@ const refused = (kind: "not_found" | "conflict", code: string, message: string) 
  *   PSP's request budget (lib/payments/psp-budget.ts); {PaymentProviderError} from the PSP.
  */
 export async function startCheckout(db: Db, provider: PaymentProvider, input: { orderId: string; fanId: string; now?: Date }): Promise<{ url: string }> {
-  const now = input.now ?? new Date();
   // One round trip: the order (with its seat count) and its payment attempts. Another fan's
   // order is refused before anything read here is used.
   const [[row], existing] = await Promise.all([
     db
-      .select({ order: orders, seatsCount: sql<number>`(select count(*)::int from line_items li where li.order_id = "orders"."id")` })
+      .select({
+        order: orders,
+        seatsCount: sql<number>`(select count(*)::int from line_items li where li.order_id = "orders"."id")`,
+        // Whether the hold has ended is Postgres's clock's to say (lib/clock.ts).
+        holdEnded: sql<boolean>`${orders.holdExpiresAt} <= ${sqlNow(input.now)}`,
+      })
       .from(orders)
       .where(eq(orders.id, input.orderId)),
     // Attempts and the open session from one statement, so they are consistent with each other.
@@ -41,7 +46,7 @@ export async function startCheckout(db: Db, provider: PaymentProvider, input: { 
   const order = row?.order;
   if (!order || order.fanId !== input.fanId) throw refused("not_found", "no_such_order", "No such order.");
   if (order.status !== "pending_payment") throw refused("conflict", "not_payable", `This order is ${order.status.replace("_", " ")} and cannot be paid.`);
-  if (order.holdExpiresAt <= now) throw refused("conflict", "hold_expired", "Your hold has expired, so these seats are back on sale. Pick seats again.");
+  if (row.holdEnded) throw refused("conflict", "hold_expired", "Your hold has expired, so these seats are back on sale. Pick seats again.");
   // The event's name for the PSP's page, from this instance's 1-s copy (lib/events/cache).
   const event = (await cachedEvent(db, order.eventId))!.event;
   const seatsCount = row.seatsCount;

@@ -10,8 +10,9 @@
  * 3. only then expire the order and release its seats.
  * A capture that still lands afterwards is a late payment (lib/payments/late-payment).
  */
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { orders, payments } from "@/db/schema";
+import { sqlNow } from "@/lib/clock";
 import type { Db } from "@/lib/db";
 import { releaseOrder } from "@/lib/orders/release";
 import { getFanOrder } from "@/lib/orders/queries";
@@ -23,11 +24,19 @@ import { askPsp } from "@/lib/payments/apply";
 /** What happened to an expired hold. */
 export type ExpiryOutcome = "paid" | "expired" | "not_due" | "not_pending";
 
-/** Settles one order whose hold may have run out. @throws {PaymentProviderError} when the PSP cannot be asked (retry later). */
-export async function settleExpiredHold(db: Db, orderId: string, cause: TransitionCause, now = new Date()): Promise<ExpiryOutcome> {
-  const order = await db.query.orders.findFirst({ where: eq(orders.id, orderId) });
+/**
+ * Settles one order whose hold may have run out. Whether it has is Postgres's `now()` against
+ * `hold_expires_at` (one clock, lib/clock.ts): a worker whose clock runs ahead ends no hold early.
+ * @param now a test's simulated clock.
+ * @throws {PaymentProviderError} when the PSP cannot be asked (retry later).
+ */
+export async function settleExpiredHold(db: Db, orderId: string, cause: TransitionCause, now?: Date): Promise<ExpiryOutcome> {
+  const [order] = await db
+    .select({ status: orders.status, holdExpiresAt: orders.holdExpiresAt, due: sql<boolean>`${orders.holdExpiresAt} <= ${sqlNow(now)}` })
+    .from(orders)
+    .where(eq(orders.id, orderId));
   if (!order || order.status !== "pending_payment") return "not_pending";
-  if (order.holdExpiresAt > now) return "not_due";
+  if (!order.due) return "not_due";
   const outcome = await closePendingOrder(db, orderId, "expired", { ...cause, reason: `${cause.reason}: hold expired at ${order.holdExpiresAt.toISOString()}` });
   return outcome === "closed" ? "expired" : outcome;
 }

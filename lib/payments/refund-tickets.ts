@@ -225,7 +225,8 @@ export const partialRefundKey = (refundId: string) => `refund:${refundId}`;
  * @returns how many were finished; failures are left for the next pass.
  */
 export async function finishRequestedRefunds(db: Db, opts: { olderThanMs?: number; eventId?: string } = {}): Promise<{ finished: number; errors: string[] }> {
-  const cutoff = new Date(Date.now() - (opts.olderThanMs ?? 60_000));
+  // Postgres's clock against created_at, which Postgres wrote (lib/clock.ts).
+  const cutoff = sql`now() - ${opts.olderThanMs ?? 60_000}::int * interval '1 millisecond'`;
   const stuck = await db
     .select({ refund: refunds })
     .from(refunds)

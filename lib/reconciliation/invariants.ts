@@ -13,6 +13,7 @@
  */
 import { inArray, sql } from "drizzle-orm";
 import { orders, payments } from "@/db/schema";
+import { databaseNow, redisNowMs } from "@/lib/clock";
 import type { Db } from "@/lib/db";
 import { holdKey, inventoryKeys } from "@/lib/inventory/keys";
 import { IN_FLIGHT_HOLD_MS } from "@/lib/inventory/rebuild";
@@ -80,7 +81,7 @@ const count = async (db: Db, query: ReturnType<typeof sql>) => Number(((await db
  * @param opts.ledger the PSP's records to check I2–I4 against (default: {@link loadLedger}).
  */
 export async function checkInvariants(db: Db, opts: { eventId?: string; graceMs?: number; now?: Date; ledger?: ProviderLedgerEntry[] } = {}): Promise<InvariantReport> {
-  const now = opts.now ?? new Date();
+  const now = await databaseNow(db, opts.now);
   const cutoff = new Date(now.getTime() - (opts.graceMs ?? 60_000)).toISOString();
   const evt = opts.eventId ? sql`and o.event_id = ${opts.eventId}` : sql``;
   const evtLi = opts.eventId ? sql`and li.event_id = ${opts.eventId}` : sql``;
@@ -140,7 +141,7 @@ export async function checkInvariants(db: Db, opts: { eventId?: string; graceMs?
  * convergence (the simulator) and need not pay for the whole check each time.
  */
 export async function checkPspInvariants(db: Db, opts: { eventId?: string; graceMs?: number; now?: Date } = {}) {
-  const now = opts.now ?? new Date();
+  const now = await databaseNow(db, opts.now);
   return pspSide(db, await loadLedger(db, opts), { eventId: opts.eventId, cutoff: new Date(now.getTime() - (opts.graceMs ?? 60_000)), now });
 }
 
@@ -296,7 +297,8 @@ export async function persistentRedisMismatches(db: Db, eventId: string, recheck
   const second = await redisMismatchSet(db, eventId, seats);
   const lasting = [...first].filter((m) => second.has(m));
   // In flight: a Redis hold made (its 'at', ms) within IN_FLIGHT_HOLD_MS that no order names yet.
-  const youngFrom = Date.now() - IN_FLIGHT_HOLD_MS;
+  // 'at' is Redis's clock (the hold Lua's TIME), so the age is measured with it too.
+  const youngFrom = (await redisNowMs()) - IN_FLIGHT_HOLD_MS;
   const holdOf = new Map<string, string>(); // entry → hold id, for the owner entries
   for (const m of lasting) {
     const holdId = /^owner:\d+:h:(.+)$/.exec(m)?.[1];

@@ -16,6 +16,7 @@
  * for every open payment each time (the sweep already asks about those silent for a minute).
  */
 import { sql } from "drizzle-orm";
+import { databaseNow } from "@/lib/clock";
 import type { Db } from "@/lib/db";
 import { rebuildInventory } from "@/lib/inventory/rebuild";
 import { recordDiscrepancy } from "@/lib/audit/discrepancies";
@@ -88,7 +89,8 @@ export async function reconcileLedgers(db: Db, opts: { eventId?: string; now?: D
 export async function reconcile(db: Db, opts: ReconcileOptions & { routine: true }): Promise<ReconcileReport & { invariants: null }>;
 export async function reconcile(db: Db, opts?: ReconcileOptions & { routine?: false }): Promise<ReconcileReport & { invariants: InvariantReport }>;
 export async function reconcile(db: Db, opts: ReconcileOptions = {}): Promise<ReconcileReport> {
-  const now = opts.now ?? new Date();
+  // Postgres's clock, read once for the pass (lib/clock.ts); the sweep reads it again itself.
+  const now = await databaseNow(db, opts.now);
   const checkOpts = { eventId: opts.eventId, now, graceMs: opts.graceMs };
   const ms: ReconcileReport["ms"] = { sweep: 0, ledger: 0, redis: 0, tickets: 0, invariants: 0 };
   const timed = async <T>(part: keyof typeof ms, fn: () => Promise<T>): Promise<T> => {
@@ -100,7 +102,7 @@ export async function reconcile(db: Db, opts: ReconcileOptions = {}): Promise<Re
     }
   };
   const before = opts.checkBefore ? await timed("invariants", () => checkInvariants(db, checkOpts)) : undefined;
-  const sweepReport = await timed("sweep", () => sweep(db, { now, eventId: opts.eventId, paymentQueryAfterMs: opts.routine ? undefined : 0 }));
+  const sweepReport = await timed("sweep", () => sweep(db, { now: opts.now, eventId: opts.eventId, paymentQueryAfterMs: opts.routine ? undefined : 0 }));
   // Partial refunds left half-done (PSP asked, tickets not voided yet): finished under their own keys (docs/adr/0020).
   await timed("sweep", async () => sweepReport.errors.push(...(await finishRequestedRefunds(db, { eventId: opts.eventId })).errors));
   const ledger = await timed("ledger", () => reconcileLedgers(db, { eventId: opts.eventId, now }));

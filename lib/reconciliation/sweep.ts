@@ -9,13 +9,17 @@
  * - paid orders without tickets → issue them (issuance failing for a while);
  * - captured payments on closed (expired, cancelled, refunded) orders → late payment:
  *   re-claim or refund, and a refund the PSP could not make yet is retried;
- * - orders with two kept captures → refund the extra (I3).
+ * - orders with two kept captures → refund the extra (I3);
+ * - captures that do not match their order whose refund the PSP could not make yet → refund
+ *   them again (lib/payments/mismatch.ts).
  */
 import { sql } from "drizzle-orm";
+import { sqlNow } from "@/lib/clock";
 import type { Db } from "@/lib/db";
 import { settleExpiredHold } from "@/lib/payments/expiry";
 import { resolveLatePayment } from "@/lib/payments/late-payment";
 import { refundExtraCapture } from "@/lib/payments/apply";
+import { finishMismatchRefund, openMismatchRefundsSql } from "@/lib/payments/mismatch";
 import { syncOrderPayment } from "@/lib/payments/sync";
 import { issueTickets } from "@/lib/tickets/issue";
 
@@ -27,6 +31,8 @@ export interface SweepReport {
   ticketed: number;
   latePayments: number;
   extraCapturesRefunded: number;
+  /** Captures not matching their order, refunded on a retry. */
+  mismatchesRefunded: number;
   errors: string[];
 }
 
@@ -42,14 +48,15 @@ const PAYMENT_QUERY_AFTER_MS = 60_000;
 const rows = async <T>(db: Db, q: ReturnType<typeof sql>) => (await db.execute(q)) as unknown as T[];
 
 /**
- * Runs every repair once.
- * @param opts.now clock; @param opts.limit most items per step (default 200); @param opts.eventId only this event.
+ * Runs every repair once. What is due — a hold past `hold_expires_at`, a payment silent for
+ * `paymentQueryAfterMs` — is decided by Postgres's `now()`, never the worker's clock (lib/clock.ts).
+ * @param opts.now a test's simulated clock; @param opts.limit most items per step (default 200); @param opts.eventId only this event.
  */
 export async function sweep(db: Db, opts: { now?: Date; limit?: number; eventId?: string; paymentQueryAfterMs?: number } = {}): Promise<SweepReport> {
-  const now = opts.now ?? new Date();
+  const now = sqlNow(opts.now);
   const limit = opts.limit ?? 200;
   const evt = opts.eventId ? sql`and o.event_id = ${opts.eventId}` : sql``;
-  const report: SweepReport = { expired: 0, paidAtExpiry: 0, paymentsQueried: 0, ticketed: 0, latePayments: 0, extraCapturesRefunded: 0, errors: [] };
+  const report: SweepReport = { expired: 0, paidAtExpiry: 0, paymentsQueried: 0, ticketed: 0, latePayments: 0, extraCapturesRefunded: 0, mismatchesRefunded: 0, errors: [] };
   const cause = (what: string) => ({ actor: "job:sweep", reason: what });
   const attempt = async (label: string, fn: () => Promise<void>) => {
     try {
@@ -65,8 +72,8 @@ export async function sweep(db: Db, opts: { now?: Date; limit?: number; eventId?
   // trips for nothing (docs/adr/0006: the sweeps' queries are its cost in Postgres). A step's
   // work can change what a later step finds, so once a step had anything to do, every later
   // step looks again itself, as they always did; until then this read is what they would have read.
-  const queryBefore = new Date(now.getTime() - (opts.paymentQueryAfterMs ?? PAYMENT_QUERY_AFTER_MS)).toISOString();
-  const dueSql = sql`select o.id from orders o where o.status = 'pending_payment' and o.hold_expires_at <= ${now.toISOString()} ${evt} order by o.hold_expires_at limit ${limit}`;
+  const queryBefore = sql`(${now} - ${opts.paymentQueryAfterMs ?? PAYMENT_QUERY_AFTER_MS}::int * interval '1 millisecond')`;
+  const dueSql = sql`select o.id from orders o where o.status = 'pending_payment' and o.hold_expires_at <= ${now} ${evt} order by o.hold_expires_at limit ${limit}`;
   const paidSql = sql`select o.id from orders o where o.status = 'paid' ${evt} order by o.updated_at limit ${limit}`;
   const lateSql = sql`select p.id from payments p join orders o on o.id = p.order_id where p.status = 'captured' and o.status in ('expired','cancelled','refunded') ${evt} limit ${limit}`;
   // (Orders with a second capture are first found by one pass over the captured payments,
@@ -77,19 +84,21 @@ export async function sweep(db: Db, opts: { now?: Date; limit?: number; eventId?
           and p.order_id in (select order_id from payments where status = 'captured' group by order_id having count(*) > 1)
           and exists (select 1 from payments k where k.order_id = p.order_id and k.status = 'captured' and (k.captured_at, k.id) < (p.captured_at, p.id))
         limit ${limit}`;
-  const [first] = await rows<{ due: string[]; open: boolean; paid: string[]; late: string[]; extra: { id: string; order_id: string; event_id: string }[] }>(
+  const mismatchSql = openMismatchRefundsSql({ eventId: opts.eventId, limit });
+  const [first] = await rows<{ due: string[]; open: boolean; paid: string[]; late: string[]; extra: { id: string; order_id: string; event_id: string }[]; mismatched: string[] }>(
     db,
     sql`select array(${dueSql}) as due,
                exists (select 1 from payments p join orders o on o.id = p.order_id
                        where p.status in ('created','pending') and o.status = 'pending_payment' and p.updated_at <= ${queryBefore} ${evt}) as open,
                array(${paidSql}) as paid, array(${lateSql}) as late,
-               coalesce((select json_agg(x) from (${extraSql}) x), '[]') as extra`,
+               coalesce((select json_agg(x) from (${extraSql}) x), '[]') as extra,
+               array(${mismatchSql}) as mismatched`,
   );
 
   // 1. Holds past their expiry.
   for (const id of first!.due) {
     await attempt(`expire ${id}`, async () => {
-      const outcome = await settleExpiredHold(db, id, cause("hold expiry sweep"), now);
+      const outcome = await settleExpiredHold(db, id, cause("hold expiry sweep"), opts.now);
       if (outcome === "expired") report.expired++;
       if (outcome === "paid") report.paidAtExpiry++;
     });
@@ -102,7 +111,7 @@ export async function sweep(db: Db, opts: { now?: Date; limit?: number; eventId?
   const open = first!.open || changed
     ? await rows<{ order_id: string }>(
         db,
-        sql`update payments p set updated_at = ${now.toISOString()} from orders o
+        sql`update payments p set updated_at = ${now} from orders o
             where o.id = p.order_id and p.status in ('created','pending') and o.status = 'pending_payment' and p.updated_at <= ${queryBefore} ${evt}
               and p.id in (select id from payments where status in ('created','pending') and updated_at <= ${queryBefore} limit ${limit})
             returning p.order_id`,
@@ -136,9 +145,18 @@ export async function sweep(db: Db, opts: { now?: Date; limit?: number; eventId?
 
   // 5. More than one kept capture for an order: keep the first, refund the others (I3).
   const extra = changed ? await rows<{ id: string; order_id: string; event_id: string }>(db, extraSql) : first!.extra;
+  changed ||= extra.length > 0;
   for (const p of extra) {
     await attempt(`refund extra ${p.id}`, async () => {
       if (await refundExtraCapture(db, p.id, cause("second capture for the order (I3)"))) report.extraCapturesRefunded++;
+    });
+  }
+
+  // 6. Captures that do not match their order, whose refund did not go through: try again.
+  const mismatched = changed ? (await rows<{ id: string }>(db, mismatchSql)).map((r) => r.id) : first!.mismatched;
+  for (const id of mismatched) {
+    await attempt(`refund mismatch ${id}`, async () => {
+      if (await finishMismatchRefund(db, id, cause("capture not matching its order: refund retried"))) report.mismatchesRefunded++;
     });
   }
   return report;

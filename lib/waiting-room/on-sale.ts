@@ -4,21 +4,23 @@
  * (lib/inventory/rebuild.ts, 10 minutes ahead). Here rather than in lib/events because both
  * callers sit in the layer below it (.dependency-cruiser.cjs).
  */
-import { and, eq, gt, lte } from "drizzle-orm";
+import { and, eq, gt, lte, sql } from "drizzle-orm";
 import { events } from "@/db/schema";
+import { sqlNow } from "@/lib/clock";
 import type { Db } from "@/lib/db";
 
 /**
  * The published events whose on-sale is at or before `now + aheadMs` (so also those on sale
  * already) and whose show has not started at `now`.
  * @param aheadMs how far ahead of their on-sale events count (ms, ≥ 0).
- * @param now epoch ms.
+ * @param now a test's simulated clock (epoch ms); without it, Postgres's `now()` (lib/clock.ts).
  * @returns their ids, in no particular order.
  * @throws whatever the database read throws.
  */
-export function eventsOnSaleWithin(db: Db, aheadMs: number, now = Date.now()): Promise<{ id: string }[]> {
+export function eventsOnSaleWithin(db: Db, aheadMs: number, now?: number): Promise<{ id: string }[]> {
+  const at = sqlNow(now === undefined ? undefined : new Date(now));
   return db
     .select({ id: events.id })
     .from(events)
-    .where(and(eq(events.status, "published"), lte(events.onSaleAt, new Date(now + aheadMs)), gt(events.startsAt, new Date(now))));
+    .where(and(eq(events.status, "published"), lte(events.onSaleAt, sql`${at} + ${aheadMs}::int * interval '1 millisecond'`), gt(events.startsAt, at)));
 }

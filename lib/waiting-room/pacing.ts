@@ -170,7 +170,7 @@ export async function unpaceEvent(eventId: string): Promise<void> {
  * the worker's first step after it (which came 0–5 s late and let up to five seconds of the
  * admission rate in unpaced: 322 fans in one 1,000,000-fan run).
  */
-export function eventsToPace(db: Db, now = Date.now()): Promise<{ id: string }[]> {
+export function eventsToPace(db: Db, now?: number): Promise<{ id: string }[]> {
   return eventsOnSaleWithin(db, PACING_INTERVAL_MS, now);
 }
 
@@ -180,11 +180,11 @@ export function eventsToPace(db: Db, now = Date.now()): Promise<{ id: string }[]
  *   event's paced cap is removed).
  * @returns the steps taken.
  */
-export async function paceOnSales(db: Db, targetMs: number, now = Date.now()): Promise<PacingStep[]> {
+export async function paceOnSales(db: Db, targetMs: number, now?: number): Promise<PacingStep[]> {
   const onSale = await eventsToPace(db, now);
   if (targetMs <= 0) {
     await Promise.all(onSale.map((e) => unpaceEvent(e.id)));
     return [];
   }
-  return Promise.all(onSale.map((e) => paceEvent(e.id, targetMs, now)));
+  return Promise.all(onSale.map((e) => paceEvent(e.id, targetMs, now ?? Date.now())));
 }

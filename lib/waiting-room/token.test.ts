@@ -6,7 +6,7 @@ import { closeRedis } from "@/lib/redis";
 import { env } from "@/lib/env";
 import { RateLimitedError } from "@/lib/errors";
 import { enforceLimit } from "@/lib/waiting-room/limits";
-import { AdmissionTokenError, issueAdmissionToken, verifyAdmissionToken } from "@/lib/waiting-room/token";
+import { ADMISSION_CLOCK_TOLERANCE_MS, AdmissionTokenError, issueAdmissionToken, verifyAdmissionToken } from "@/lib/waiting-room/token";
 
 afterAll(async () => {
   await closeRedis();
@@ -48,8 +48,12 @@ describe("admission tokens", () => {
     }
   });
 
-  it("expired → 401 with a message to rejoin", async () => {
-    const e = await refusal(await valid(), { fanId: "usr_a", eventId: "evt_one", now: now + 601_000 });
+  it("checked by a process whose clock runs 30 s ahead of the issuer's → still valid (the slot's end is Redis's to decide)", async () => {
+    expect(await verifyAdmissionToken(await valid(), { fanId: "usr_a", eventId: "evt_one", now: now + 600_000 + 30_000 })).toEqual({ position: 7 });
+  });
+
+  it("expired beyond any clock skew → 401 with a message to rejoin", async () => {
+    const e = await refusal(await valid(), { fanId: "usr_a", eventId: "evt_one", now: now + 600_000 + ADMISSION_CLOCK_TOLERANCE_MS + 1_000 });
     expect([e.status, e.reason]).toEqual([401, "expired"]);
     expect(e.message).toMatch(/Join the queue again/);
   });

@@ -12,6 +12,13 @@ import { hmacSha256Base64Url, sha256, textToBase64Url } from "@/lib/signing";
 
 const ISSUER = "stararena/waiting-room";
 
+/**
+ * How far the verifying process's clock may run ahead of the issuer's (ms): lib/clock.ts's
+ * MAX_CLOCK_SKEW_MS, repeated here because the door's handler imports this module and must
+ * reach neither Postgres nor Redis (docs/adr/0024-one-clock.md).
+ */
+export const ADMISSION_CLOCK_TOLERANCE_MS = 60_000;
+
 let cachedKey: { secret: string; key: Uint8Array; verifyKey: Promise<CryptoKey> } | undefined;
 
 /**
@@ -72,6 +79,10 @@ export async function verifyAdmissionToken(token: string | undefined | null, exp
       issuer: ISSUER,
       algorithms: ["HS256"],
       currentDate: new Date(expected.now ?? Date.now()),
+      // Signed by one process (the door), checked by another whose clock may differ: `exp` is
+      // only a filter here. Whether the slot still runs is decided by Redis's clock inside the
+      // hold's claim (lib/inventory/lua.ts, NO_SLOT), so the tolerance lets no one hold longer.
+      clockTolerance: ADMISSION_CLOCK_TOLERANCE_MS / 1000,
     }));
   } catch (error) {
     if (error instanceof errors.JWTExpired) throw new AdmissionTokenError("Your turn in the queue has ended. Join the queue again.", 401, "expired");

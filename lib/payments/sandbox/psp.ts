@@ -33,6 +33,7 @@ import {
   type SandboxCheckoutStatus,
   type SandboxEventType,
 } from "@/db/sandbox-psp-schema";
+import { databaseNow } from "@/lib/clock";
 import { db, sql, type Db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { AppError, type ErrorKind } from "@/lib/errors";
@@ -396,8 +397,10 @@ function expireOrCancel(tx: Tx, c: SandboxCheckout, status: "expired" | "cancell
   return transition(tx, c, { status }, "checkout.expired", faults, at);
 }
 
+/** Captures the checkout's amount, or less with the `shortCaptureMinor` knob (the record then holds what was taken). */
 function capture(tx: Tx, c: SandboxCheckout, faults: SandboxFaults, at: Date) {
-  return transition(tx, c, { status: "captured", paymentId: sandboxId("sbx_pay"), capturedAt: at }, "payment.captured", faults, at);
+  const amountMinor = faults.shortCaptureMinor > 0 ? Math.max(1, c.amountMinor - faults.shortCaptureMinor) : c.amountMinor;
+  return transition(tx, c, { status: "captured", paymentId: sandboxId("sbx_pay"), capturedAt: at, amountMinor }, "payment.captured", faults, at);
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -407,7 +410,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  *
  * - Waits `slowApprovalMs` first (3-D-Secure-like), then decides at that later instant.
  * - `open` and not expired: `decline` knob → `declined` + `payment.declined`; otherwise
- *   `captured` with a new `sbx_pay_…` id and `captured_at` + `payment.captured`.
+ *   `captured` with a new `sbx_pay_…` id and `captured_at` + `payment.captured` (less than the
+ *   checkout's amount with the `shortCaptureMinor` knob).
  * - `open` but past `expires_at`: → `expired` + `checkout.expired`, unless the
  *   `captureAfterExpiry` knob is on, in which case it captures (a payment landing late).
  * - `expired` / `cancelled`: unchanged, unless `captureAfterExpiry` → captured.
@@ -425,10 +429,11 @@ export async function approve(checkoutId: string, opts: { now?: Date } = {}): Pr
   if (closed) return { outcome: "unchanged", checkout: current };
 
   if (faults.slowApprovalMs > 0) await sleep(faults.slowApprovalMs);
-  const at = opts.now ? new Date(opts.now.getTime() + faults.slowApprovalMs) : new Date();
 
   return db().transaction(async (tx) => {
     const c = await lockCheckout(tx, checkoutId);
+    // The PSP's clock is its database's (lib/clock.ts), whichever process serves the pay page.
+    const at = opts.now ? new Date(opts.now.getTime() + faults.slowApprovalMs) : await databaseNow(tx);
     if (c.status === "open") {
       if (isPastExpiry(c, at) && !faults.captureAfterExpiry) {
         return { outcome: "expired", checkout: await expireOrCancel(tx, c, "expired", faults, at) };
@@ -452,9 +457,9 @@ export async function approve(checkoutId: string, opts: { now?: Date } = {}): Pr
  * @throws {SandboxPspError} `not_found`
  */
 export async function decline(checkoutId: string, opts: { now?: Date } = {}): Promise<SandboxActionResult> {
-  const at = opts.now ?? new Date();
   return db().transaction(async (tx) => {
     const { checkout: c, globalOverrides } = await lockCheckoutWithGlobals(tx, checkoutId);
+    const at = await databaseNow(tx, opts.now);
     if (c.status !== "open") return { outcome: "unchanged", checkout: c };
     const faults = mergeFaults(globalOverrides, readFaultOverrides(c.faults));
     if (isPastExpiry(c, at)) return { outcome: "expired", checkout: await expireOrCancel(tx, c, "expired", faults, at) };
@@ -498,9 +503,9 @@ export function expire(checkoutId: string, opts: { now?: Date } = {}): Promise<S
  * @returns how many checkouts were expired.
  */
 export async function expireDueCheckouts(opts: { now?: Date; limit?: number; checkoutIds?: string[] } = {}): Promise<number> {
-  const at = opts.now ?? new Date();
   const globalOverrides = await readGlobalOverrides(db());
   return db().transaction(async (tx) => {
+    const at = await databaseNow(tx, opts.now);
     const filters = [eq(sandboxCheckouts.status, "open"), lt(sandboxCheckouts.expiresAt, at)];
     if (opts.checkoutIds) filters.push(inArray(sandboxCheckouts.id, opts.checkoutIds));
     const due = await tx
