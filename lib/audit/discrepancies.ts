@@ -1,5 +1,5 @@
 /**
- * Discrepancies: mismatches between what we expected and what happened (a webhook
+ * Discrepancies: mismatches between what we expected and what happened (a capture
  * whose amount differs from the order, a payment for an unknown checkout, a late or
  * double capture, a capture the PSP's ledger does not have…), stored for the organizer
  * dashboard with the action taken.
@@ -32,7 +32,9 @@ export type DiscrepancyKind =
   /** The app recorded partial refunds the PSP has not all made: sent again (docs/adr/0020). */
   | "partial_refund_missing_at_psp"
   /** The PSP gave back part of a payment outside StarArena: for a person. */
-  | "partial_refund_unknown";
+  | "partial_refund_unknown"
+  /** A correctly signed webhook for another PSP account or mode: refused, nothing applied. */
+  | "foreign_webhook";
 
 /** The stored id of a discrepancy key (ids are bounded: keys from outside can be long). */
 const discrepancyId = (key: string) => `dsc_${key}`.slice(0, 120);

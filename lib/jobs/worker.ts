@@ -89,7 +89,7 @@ export function startLocalWorker(db: Db, opts: WorkerOptions = {}): () => Promis
       (prepared) => prepared.length > 0 && log(`inventory built ahead of the on-sale: ${prepared.join(", ")}`),
       (error: unknown) => warn(`building inventories ahead of their on-sale failed (will retry): ${error instanceof Error ? error.message : String(error)}`),
     );
-    const did = s.expired + s.paidAtExpiry + s.paymentsQueried + s.ticketed + s.latePayments + s.extraCapturesRefunded;
+    const did = s.expired + s.paidAtExpiry + s.paymentsQueried + s.ticketed + s.latePayments + s.extraCapturesRefunded + s.mismatchesRefunded;
     if (s.errors.length > 0) warn(`sweep: ${JSON.stringify(s)}`);
     else if (did > 0) log(`sweep: ${JSON.stringify(s)}`);
     if (sendMail) {

@@ -1,8 +1,9 @@
 /**
  * Asking the PSP and applying its answer — the one place that does (docs/design.md
- * "Payments"). A PSP answers about a checkout through a signed webhook, an active query
- * (the fan's return from the pay page, the sweeps, expiry) or its ledger (reconciliation);
- * each of those calls {@link applyPspAnswer} (or {@link askPsp}, which asks first), and
+ * "Payments"). Only the PSP's own record is applied: an active query (a signed webhook is a
+ * hint that triggers one, lib/payments/webhooks.ts; so do the fan's return from the pay page,
+ * the sweeps and expiry) or its ledger (reconciliation); each of those calls
+ * {@link applyPspAnswer} (or {@link askPsp} / {@link askProvider}, which ask first), and
  * guarded transitions make the first answer win and the others no-ops:
  * - captured → the order is paid (held seats sold, Redis hold confirmed, tickets issued,
  *   the fan's admission slot freed); an order that ended meanwhile gets a late payment
@@ -10,13 +11,15 @@
  * - declined → the payment is marked declined (the fan may try again until the hold ends);
  * - refunded, while we count the money as kept → the payment is refunded, and the order
  *   ends refunded when nothing else pays it (tickets void, seats back on sale);
- * - nothing at the PSP for a capture we believed from a webhook alone (asked by the
- *   ledger pass) → the capture is voided: payment and order cancelled, tickets void,
- *   seats on sale, the checkout cancelled (docs/adr/0010).
- * Believed only for a checkout the app created, for that checkout's order, amount and
- * currency: anything else is recorded as a discrepancy and changes nothing.
+ * - nothing at the PSP for a capture we hold without its confirmation (asked by the ledger
+ *   pass; a safety net: every capture recorded now is the PSP's own answer) → the capture is
+ *   voided: payment and order cancelled, tickets void, seats on sale, the checkout cancelled
+ *   (docs/adr/0010).
+ * A capture pays only a checkout the app created, for that checkout's order, amount and
+ * currency; a capture for another amount, currency or order is refunded in full
+ * (./mismatch.ts), one for no payment of ours is recorded for a person.
  */
-import { and, asc, eq, isNull, ne } from "drizzle-orm";
+import { and, asc, eq, ne, sql } from "drizzle-orm";
 import { orders, payments } from "@/db/schema";
 import { recordDiscrepancy } from "@/lib/audit/discrepancies";
 import type { Db } from "@/lib/db";
@@ -28,6 +31,7 @@ import { enqueue } from "@/lib/outbox";
 import { lockPayment } from "@/lib/payments/locks";
 import { paymentProvider } from "@/lib/payments";
 import { resolveLatePayment } from "@/lib/payments/late-payment";
+import { captureMismatches, isMismatchedCapture, refundMismatchedCapture } from "@/lib/payments/mismatch";
 import { PaymentProviderError, type PaymentProvider, type PaymentSnapshot } from "@/lib/payments/provider";
 import { refundPayment } from "@/lib/payments/refund";
 import { issueTickets } from "@/lib/tickets/issue";
@@ -38,8 +42,8 @@ type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 /** The PSP's answer about one checkout: its record, and (from its ledger) when it refunded. */
 export type PspAnswer = PaymentSnapshot & { refundedAt?: Date | null };
 
-/** Where an answer came from: a webhook is believed until the ledger confirms it; a query or the ledger is the PSP's own record. */
-export type AnswerSource = "webhook" | "query" | "ledger";
+/** Where an answer came from: an active query or the PSP's ledger, both the PSP's own record. */
+export type AnswerSource = "query" | "ledger";
 
 /** What applying an answer did. */
 export type Applied = CaptureOutcome | "declined" | "refund_recorded" | "refund_resent" | "voided" | "nothing";
@@ -48,10 +52,10 @@ export type Applied = CaptureOutcome | "declined" | "refund_recorded" | "refund_
  * Applies the PSP's answer about one checkout (see the module comment).
  * @param provider the PSP that answered.
  * @param source where the answer came from; only "ledger" may void or re-send a refund.
+ *   Never a webhook's own fields: a webhook only triggers a query ({@link askProvider}).
  * @throws {PaymentProviderError} when a refund the answer calls for cannot be made now (a sweep retries).
  */
 export async function applyPspAnswer(db: Db, provider: PaymentProvider, answer: PspAnswer, cause: TransitionCause, source: AnswerSource): Promise<Applied> {
-  const confirmed = source !== "webhook";
   if (answer.status === "captured") {
     if (source === "ledger") {
       const ours = await ourPayment(db, provider.name, answer.checkoutSessionId);
@@ -61,7 +65,7 @@ export async function applyPspAnswer(db: Db, provider: PaymentProvider, answer: 
         return "refund_resent";
       }
     }
-    return recordCapture(db, provider.name, answer, cause, { confirmed });
+    return recordCapture(db, provider.name, answer, cause);
   }
   if (answer.status === "declined") return (await recordDecline(db, provider.name, answer.checkoutSessionId, cause)) ? "declined" : "nothing";
   const ours = await ourPayment(db, provider.name, answer.checkoutSessionId);
@@ -71,14 +75,14 @@ export async function applyPspAnswer(db: Db, provider: PaymentProvider, answer: 
       await recordRefundAtPsp(db, ours.id, answer.refundedAt ?? new Date(), cause);
       return "refund_recorded";
     }
-    if (ours.status !== "refunded" && confirmed) {
+    if (ours.status !== "refunded") {
       await recordCapturedAndRefunded(db, ours.id, answer, cause);
       return "refund_recorded";
     }
     return "nothing";
   }
-  // open, expired or cancelled at the PSP: no money. A capture we believed from a webhook is void.
-  if (source === "ledger" && ours.status === "captured" && !ours.ledgerConfirmedAt) {
+  // open, expired or cancelled at the PSP: no money. A capture we hold that the PSP does not have is void.
+  if (source === "ledger" && ours.status === "captured") {
     return (await voidUnbackedCapture(db, ours.id, cause)).voided ? "voided" : "nothing";
   }
   return "nothing";
@@ -97,7 +101,22 @@ export async function askPsp(
 ): Promise<{ applied: Applied; status: PaymentSnapshot["status"] }> {
   const provider = paymentProvider(payment.provider);
   if (!provider) throw new PaymentProviderError(`Payment provider ${payment.provider} is not configured`, false);
-  const snapshot = await provider.retrievePayment(payment.checkoutSessionId);
+  return askProvider(db, provider, payment.checkoutSessionId, cause, source);
+}
+
+/**
+ * Asks this provider about one checkout (active query) and applies its answer: what a
+ * webhook, a return or a sweep learns is always the PSP's own record, never a message's fields.
+ * @throws {PaymentProviderError} when the PSP cannot be asked (callers retry later).
+ */
+export async function askProvider(
+  db: Db,
+  provider: PaymentProvider,
+  checkoutSessionId: string,
+  cause: TransitionCause,
+  source: AnswerSource = "query",
+): Promise<{ applied: Applied; status: PaymentSnapshot["status"] }> {
+  const snapshot = await provider.retrievePayment(checkoutSessionId);
   return { applied: await applyPspAnswer(db, provider, snapshot, cause, source), status: snapshot.status };
 }
 
@@ -129,24 +148,17 @@ export type CaptureOutcome =
   | "double_capture" // the order is paid by two captures: the later one is refunded (I3)
   | "already_refunded"; // our payment was refunded already: a stale capture report changes nothing
 
-/** Options of {@link recordCapture}. */
-interface CaptureOptions {
-  /**
-   * The snapshot comes from the PSP's own records (an active query or its ledger), not
-   * from a webhook: the payment is marked confirmed (`ledger_confirmed_at`) at once.
-   */
-  confirmed?: boolean;
-}
-
 /**
  * Records a captured payment and, when it is the order's, pays the order, confirms the
  * hold in Redis and issues the tickets. A capture for an order that ended meanwhile
  * (expired, cancelled, refunded) is a late payment: re-claimed or refunded
- * (./late-payment.ts).
+ * (./late-payment.ts). A capture that is not the order's amount, currency or order is
+ * refunded in full (./mismatch.ts). The snapshot is the PSP's own record, so the payment is
+ * marked confirmed (`ledger_confirmed_at`) at once.
  * @param provider the PSP's name ("sandbox", "stripe").
  * @param snapshot the PSP's view; its status must be "captured".
  */
-async function recordCapture(db: Db, provider: string, snapshot: PaymentSnapshot, cause: TransitionCause, opts: CaptureOptions = {}): Promise<CaptureOutcome> {
+async function recordCapture(db: Db, provider: string, snapshot: PaymentSnapshot, cause: TransitionCause): Promise<CaptureOutcome> {
   // Only a real capture counts: a signed message claiming one without a payment is not money.
   if (snapshot.status !== "captured" || !snapshot.paymentId) return "not_captured";
   const payment = await db.query.payments.findFirst({ where: and(eq(payments.provider, provider), eq(payments.checkoutSessionId, snapshot.checkoutSessionId)) });
@@ -162,23 +174,16 @@ async function recordCapture(db: Db, provider: string, snapshot: PaymentSnapshot
     return "unknown_checkout";
   }
   const order = (await db.query.orders.findFirst({ where: eq(orders.id, payment.orderId) }))!;
-  if (snapshot.amountMinor !== order.totalMinor || snapshot.currency !== order.currency || snapshot.orderId !== order.id) {
-    await recordDiscrepancy(db, {
-      key: `amount_mismatch_${payment.id}`,
-      kind: "amount_mismatch",
-      eventId: order.eventId,
-      orderId: order.id,
-      detail: { expected: { amountMinor: order.totalMinor, currency: order.currency, orderId: order.id }, received: { amountMinor: snapshot.amountMinor, currency: snapshot.currency, orderId: snapshot.orderId } },
-      action: "order not marked paid",
-      status: "needs_attention",
-    });
+  if (captureMismatches(order, snapshot)) {
+    // Money that cannot become these tickets: given back in full, whatever the order's state.
+    await refundMismatchedCapture(db, payment, order, snapshot, cause);
     return "amount_mismatch";
   }
 
   let extras: string[] = [];
   // The order's status as the deciding read saw it (tickets need issuing only while it is paid).
   let seen = order.status;
-  const outcome = (await reReported(db, payment, order, snapshot, opts)) ? "already_paid" : await db.transaction(async (tx): Promise<CaptureOutcome> => {
+  const outcome = (await reReported(db, payment, order, snapshot)) ? "already_paid" : await db.transaction(async (tx): Promise<CaptureOutcome> => {
     // Lock order: the order row, then its payments (every path that changes both does the same).
     // Sent together (postgres.js pipelines them on the transaction's connection; Postgres runs
     // them in this order), so the locks cost one round trip.
@@ -190,7 +195,7 @@ async function recordCapture(db: Db, provider: string, snapshot: PaymentSnapshot
     seen = locked.status;
     // A capture report for money already given back (a webhook queued before the refund) is stale.
     if (current.status === "refunded") return "already_refunded";
-    const confirmedAt = opts.confirmed ? new Date() : null;
+    const confirmedAt = new Date();
     // The writes the locked rows call for, pipelined the same way: one round trip. Each is
     // guarded (a transition from the state just read under the lock), so none can miss.
     const writes: PromiseLike<unknown>[] = [];
@@ -202,7 +207,7 @@ async function recordCapture(db: Db, provider: string, snapshot: PaymentSnapshot
           ledgerConfirmedAt: confirmedAt,
         }),
       );
-    } else if (current.status === "captured" && confirmedAt && !current.ledgerConfirmedAt) {
+    } else if (current.status === "captured" && !current.ledgerConfirmedAt) {
       // Confirmed by the PSP's own records; its payment id wins over whatever a webhook said.
       writes.push(tx.update(payments).set({ ledgerConfirmedAt: confirmedAt, providerPaymentId: snapshot.paymentId }).where(eq(payments.id, current.id)));
     }
@@ -256,18 +261,18 @@ async function reReported(
   payment: typeof payments.$inferSelect,
   order: typeof orders.$inferSelect,
   snapshot: PaymentSnapshot,
-  opts: CaptureOptions,
 ): Promise<boolean> {
   if (payment.status !== "captured" || payment.providerPaymentId !== snapshot.paymentId) return false;
   if (order.status !== "paid" && order.status !== "ticketed") return false;
   if ((await extraCaptures(db, order.id)).length > 0) return false;
-  if (opts.confirmed && !payment.ledgerConfirmedAt) {
+  if (!payment.ledgerConfirmedAt) {
+    // Every report is the PSP's own answer now, so several may confirm the same capture at once:
+    // the first sets the time, the others find it set. No longer captured → the locked path decides.
     const marked = await db
       .update(payments)
-      .set({ ledgerConfirmedAt: new Date() })
-      .where(and(eq(payments.id, payment.id), eq(payments.status, "captured"), isNull(payments.ledgerConfirmedAt)))
+      .set({ ledgerConfirmedAt: sql`coalesce(${payments.ledgerConfirmedAt}, now())` })
+      .where(and(eq(payments.id, payment.id), eq(payments.status, "captured")))
       .returning({ id: payments.id });
-    // Refunded (or confirmed by another pass) since it was read: the locked path decides.
     if (marked.length === 0) return false;
   }
   return true;
@@ -276,17 +281,24 @@ async function reReported(
 /**
  * The order's captures beyond the first, inside the caller's transaction (which holds the
  * order's row lock; {@link reReported} reads it without, to learn there are none): by capture
- * time, then id, the first is kept and the others are extra.
+ * time, then id, the first is kept and the others are extra. A mismatched capture
+ * (./mismatch.ts) is never the kept one: it is refunded by its own rule.
  * One rule for every path (a webhook, the sweep), so two of them never refund different
  * payments of the same order (I3).
  */
 async function extraCaptures(tx: Tx | Db, orderId: string): Promise<string[]> {
-  const kept = await tx
+  const captured = await tx
     .select({ id: payments.id })
     .from(payments)
     .where(and(eq(payments.orderId, orderId), eq(payments.status, "captured")))
     .orderBy(asc(payments.capturedAt), asc(payments.id));
+  const kept = captured.length > 1 ? await asyncFilter(captured, async (p) => !(await isMismatchedCapture(tx, p.id))) : captured;
   return kept.slice(1).map((p) => p.id);
+}
+
+async function asyncFilter<T>(xs: T[], keep: (x: T) => Promise<boolean>): Promise<T[]> {
+  const flags = await Promise.all(xs.map(keep));
+  return xs.filter((_, i) => flags[i]);
 }
 
 /**

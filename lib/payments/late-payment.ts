@@ -28,6 +28,7 @@ import { enqueue } from "@/lib/outbox";
 import { lockPayment } from "@/lib/payments/locks";
 import { PaymentProviderError } from "@/lib/payments/provider";
 import { refundPayment } from "@/lib/payments/refund";
+import { isMismatchedCapture } from "@/lib/payments/mismatch";
 import { findDiscrepancy, recordDiscrepancy } from "@/lib/audit/discrepancies";
 import { issueTickets } from "@/lib/tickets/issue";
 
@@ -113,6 +114,8 @@ async function decide(tx: Tx, paymentId: string, holdId: string, cause: Transiti
   const { order, payment } = await lockPayment(tx, paymentId);
   if (!payment || payment.status !== "captured") return { outcome: "not_late" };
   if (!order || !CLOSED.has(order.status)) return { outcome: "not_late" };
+  // A capture that does not match its order never re-claims seats: its own rule refunds it (./mismatch.ts).
+  if (await isMismatchedCapture(tx, paymentId)) return { outcome: "not_late" };
 
   // An earlier attempt decided to refund (its refund did not go through): that decision stands.
   const earlier = await findDiscrepancy(tx, keyOf(paymentId));

@@ -31,7 +31,7 @@ export interface CheckoutSession {
   url: string;
 }
 
-/** The PSP's view of one checkout, from an active query (or a verified webhook). */
+/** The PSP's view of one checkout: from an active query, its ledger, or (as a hint only) a verified webhook. */
 export interface PaymentSnapshot {
   checkoutSessionId: string;
   orderId: string;
@@ -96,6 +96,23 @@ export class WebhookSignatureError extends AppError {
 }
 
 /**
+ * Raised for a correctly signed webhook that is not for this deployment's PSP account: another
+ * mode (a live event for a test key, or the reverse) or another account (Stripe Connect). It is
+ * refused with 422 `foreign_webhook`; the shared webhook handling records it as a discrepancy.
+ * `detail` says what did not match (no personal data).
+ */
+export class ForeignWebhookError extends AppError {
+  constructor(
+    readonly eventId: string,
+    readonly eventType: string,
+    readonly mismatch: Record<string, string | boolean | null>,
+    reason: string,
+  ) {
+    super("unprocessable", "foreign_webhook", `This webhook is not for this payment account: ${reason}.`);
+  }
+}
+
+/**
  * Raised when the PSP refuses or cannot be reached; `retryable` tells jobs whether to try
  * again. A person reads that the provider is not answering (503 `psp_unavailable`) or
  * refused (502 `psp_refused`); the PSP's own words are in `detail`, for the log.
@@ -121,8 +138,10 @@ export interface PaymentProvider {
   /** Creates (or, for a repeated idempotency key, returns) a hosted checkout session. @throws {PaymentProviderError} */
   createCheckoutSession(request: CheckoutRequest): Promise<CheckoutSession>;
   /**
-   * Verifies a webhook over its exact raw body and parses it.
+   * Verifies a webhook over its exact raw body and parses it. The event is a hint: the app
+   * applies only what {@link retrievePayment} then says (lib/payments/webhooks.ts).
    * @throws {WebhookSignatureError} when the signature is missing, wrong or too old.
+   * @throws {ForeignWebhookError} when it is signed but for another account or mode.
    */
   verifyWebhook(rawBody: string, headers: Headers): Promise<PaymentEvent>;
   /** Active query: the PSP's current view of a checkout session. @throws {PaymentProviderError} */

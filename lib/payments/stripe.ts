@@ -15,6 +15,7 @@
 import Stripe from "stripe";
 
 import {
+  ForeignWebhookError,
   PaymentProviderError,
   WebhookSignatureError,
   type CheckoutRequest,
@@ -57,6 +58,20 @@ export interface StripeProviderOptions {
   webhookSecret: string;
   /** A ready Stripe client; tests inject a fake with only the methods they exercise. */
   stripe?: Stripe;
+  /**
+   * Whether this account's events are live (true) or test (false); default: the secret key's
+   * mode ({@link stripeKeyMode}). Unknown (no recognisable key, no value) checks nothing.
+   */
+  livemode?: boolean;
+}
+
+/**
+ * The mode of a Stripe secret or restricted key: `sk_live_…`/`rk_live_…` → true (live),
+ * `sk_test_…`/`rk_test_…` → false (test), anything else → null (unknown).
+ */
+export function stripeKeyMode(secretKey: string): boolean | null {
+  const m = /^(?:sk|rk)_(live|test)_/.exec(secretKey);
+  return m ? m[1] === "live" : null;
 }
 
 /**
@@ -298,6 +313,7 @@ export class StripeProvider implements PaymentProvider {
   readonly name = "stripe";
   private readonly stripe: Stripe;
   private readonly webhookSecret: string;
+  private readonly livemode: boolean | null;
 
   /**
    * @param options.secretKey Stripe secret key; required unless `options.stripe` is given.
@@ -307,6 +323,7 @@ export class StripeProvider implements PaymentProvider {
    */
   constructor(options: StripeProviderOptions) {
     this.webhookSecret = options.webhookSecret;
+    this.livemode = options.livemode ?? stripeKeyMode(options.secretKey);
     if (options.stripe) {
       this.stripe = options.stripe;
     } else {
@@ -391,8 +408,12 @@ export class StripeProvider implements PaymentProvider {
    *
    * @param rawBody the request body exactly as received (`await request.text()`); a
    *   re-serialised JSON body will not verify.
+   * A verified event must also be ours: its `livemode` the key's mode, and no `account` (this
+   * deployment uses no Stripe Connect, so an event naming a connected account is another
+   * account's, e.g. a shared endpoint or a misrouted proxy).
    * @throws {WebhookSignatureError} when the header is missing, malformed, signed with
    *   another secret, too old, or the signed body is not a Stripe event.
+   * @throws {ForeignWebhookError} when a verified event is of the other mode or another account.
    */
   async verifyWebhook(rawBody: string, headers: Headers): Promise<PaymentEvent> {
     const signature = headers.get("stripe-signature");
@@ -403,6 +424,14 @@ export class StripeProvider implements PaymentProvider {
     } catch (error) {
       const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
       throw new WebhookSignatureError(`Stripe webhook signature did not verify: ${reason}`);
+    }
+    const account = typeof event.account === "string" && event.account ? event.account : null;
+    if (this.livemode !== null && event.livemode !== this.livemode) {
+      const [got, want] = event.livemode ? ["live", "test"] : ["test", "live"];
+      throw new ForeignWebhookError(event.id, event.type, { livemode: event.livemode, keyLivemode: this.livemode, account }, `a ${got}-mode event for a ${want}-mode key`);
+    }
+    if (account) {
+      throw new ForeignWebhookError(event.id, event.type, { livemode: event.livemode, keyLivemode: this.livemode, account }, `an event of account ${account}, and this deployment has no connected accounts`);
     }
     return mapStripeEvent(event);
   }

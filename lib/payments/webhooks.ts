@@ -1,13 +1,17 @@
 /**
- * Incoming PSP webhooks: verify the signature over the raw body, store the provider's
- * event id under a unique constraint (so a replay has no effect), then apply it through
- * the same idempotent functions the browser return and the jobs use.
+ * Incoming PSP webhooks: verify the signature over the raw body, refuse an event for another
+ * account or mode (recorded as a discrepancy), store the provider's event id under a unique
+ * constraint (so a replay has no effect), then treat the event as a hint: the PSP is asked
+ * about the checkout it names and its own answer is applied, through the same idempotent
+ * functions the browser return and the jobs use (lib/payments/apply.ts). A signed message is
+ * never money by itself (a leaked secret, a replayed test event, a misconfigured proxy).
  */
 import { and, eq, isNull } from "drizzle-orm";
 import { paymentEvents } from "@/db/schema";
+import { recordDiscrepancy } from "@/lib/audit/discrepancies";
 import type { Db } from "@/lib/db";
-import { applyPspAnswer } from "@/lib/payments/apply";
-import type { PaymentProvider } from "@/lib/payments/provider";
+import { askProvider } from "@/lib/payments/apply";
+import { ForeignWebhookError, PaymentProviderError, type PaymentProvider } from "@/lib/payments/provider";
 
 /** What happened to one delivery. */
 export interface WebhookResult {
@@ -18,30 +22,69 @@ export interface WebhookResult {
 
 /**
  * Handles one webhook delivery.
- * @throws {WebhookSignatureError} when it does not verify (answer 401); other errors mean "try again later" (answer 5xx so the PSP retries).
+ * @throws {WebhookSignatureError} when it does not verify (answer 401).
+ * @throws {ForeignWebhookError} when it is signed but for another account or mode (answer 422;
+ *   recorded as a `foreign_webhook` discrepancy, once per event id).
+ * @throws {PaymentProviderError} (retryable) when the PSP cannot be asked about the checkout:
+ *   nothing was applied and the delivery stays unprocessed (answer 5xx so the PSP retries; the
+ *   sweep's active query settles the order meanwhile). Other errors also mean "try again later".
  */
 export async function handleWebhook(db: Db, provider: PaymentProvider, rawBody: string, headers: Headers): Promise<WebhookResult> {
-  const event = await provider.verifyWebhook(rawBody, headers);
+  let event;
+  try {
+    event = await provider.verifyWebhook(rawBody, headers);
+  } catch (error) {
+    if (error instanceof ForeignWebhookError) await recordForeign(db, provider.name, error);
+    throw error;
+  }
   const inserted = await db
     .insert(paymentEvents)
     .values({ provider: provider.name, providerEventId: event.eventId, type: event.rawType, orderId: null, payload: event.raw ?? {} })
     .onConflictDoNothing({ target: [paymentEvents.provider, paymentEvents.providerEventId] })
     .returning({ id: paymentEvents.id });
   if (inserted.length === 0) {
-    // Seen before. Re-apply only if the first delivery never finished processing (a crash in between).
+    // Seen before. Re-apply only if the first delivery never finished processing (a crash, or the PSP unreachable).
     const unfinished = await db.query.paymentEvents.findFirst({
       where: and(eq(paymentEvents.provider, provider.name), eq(paymentEvents.providerEventId, event.eventId), isNull(paymentEvents.processedAt)),
     });
     if (!unfinished) return { duplicate: true, type: event.type };
   }
-  const cause = { actor: `webhook:${provider.name}`, reason: `${event.rawType} ${event.eventId}` };
-  // Captures and declines are applied; the other events (expiry, refunds) change nothing here:
-  // the expiry sweep and the ledger pass read those from the PSP's own records.
+  const cause = { actor: `webhook:${provider.name}`, reason: `${event.rawType} ${event.eventId}; the PSP was asked` };
+  // A capture or a decline names a checkout: the PSP is asked about it and its answer applied.
+  // The other events (expiry, refunds) change nothing here: the expiry sweep and the ledger
+  // pass read those from the PSP's own records.
   let outcome: string | undefined;
-  if ((event.type === "payment.captured" || event.type === "payment.declined") && event.payment) outcome = await applyPspAnswer(db, provider, event.payment, cause, "webhook");
+  const checkoutId = event.payment?.checkoutSessionId;
+  if ((event.type === "payment.captured" || event.type === "payment.declined") && checkoutId) {
+    try {
+      outcome = (await askProvider(db, provider, checkoutId, cause)).applied;
+    } catch (error) {
+      // The PSP does not know the checkout (refused, not "try later"): the message was about
+      // nothing real. Done with it; the ledger pass still sees every real capture.
+      if (!(error instanceof PaymentProviderError) || error.retryable) throw error;
+      console.warn(`webhook ${provider.name} ${event.eventId} (${event.rawType}) names checkout ${checkoutId}, which the PSP refuses to confirm: nothing applied`);
+      outcome = "not_at_psp";
+    }
+  }
   await db
     .update(paymentEvents)
     .set({ processedAt: new Date() })
     .where(and(eq(paymentEvents.provider, provider.name), eq(paymentEvents.providerEventId, event.eventId)));
   return { duplicate: false, type: event.type, outcome };
+}
+
+/**
+ * Records a refused foreign event for the organizer (once per event id: a replay adds
+ * nothing) and logs one line: ids, type and what did not match, no personal data.
+ */
+async function recordForeign(db: Db, provider: string, error: ForeignWebhookError): Promise<void> {
+  const eventId = error.eventId.slice(0, 100);
+  const recorded = await recordDiscrepancy(db, {
+    key: `foreign_webhook_${provider}_${eventId}`,
+    kind: "foreign_webhook",
+    detail: { provider, eventId, type: error.eventType.slice(0, 100), ...error.mismatch },
+    action: `refused (422), nothing applied: ${error.message}`,
+    status: "needs_attention",
+  });
+  console.warn(`foreign webhook refused: ${provider} event ${eventId} (${error.eventType.slice(0, 100)}) ${JSON.stringify(error.mismatch)}${recorded ? "" : " (seen before)"}`);
 }

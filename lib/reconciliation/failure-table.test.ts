@@ -240,8 +240,8 @@ describe("attacks found by a tester", () => {
     const { applyPspAnswer } = await import("@/lib/payments/apply");
     const claim = { checkoutSessionId: checkoutId, orderId: order.orderId, paymentId: null, amountMinor: order.totalMinor, currency: "EUR", capturedAt: null };
     // "captured" without a payment id, and a capture event whose checkout is still open: neither is money.
-    expect(await applyPspAnswer(db(), provider, { ...claim, status: "captured" }, { actor: "test", reason: "forged" }, "webhook")).toBe("not_captured");
-    expect(await applyPspAnswer(db(), provider, { ...claim, status: "open" }, { actor: "test", reason: "forged" }, "webhook")).toBe("nothing");
+    expect(await applyPspAnswer(db(), provider, { ...claim, status: "captured" }, { actor: "test", reason: "forged" }, "query")).toBe("not_captured");
+    expect(await applyPspAnswer(db(), provider, { ...claim, status: "open" }, { actor: "test", reason: "forged" }, "query")).toBe("nothing");
     expect(await statusOf(order.orderId)).toBe("pending_payment");
   });
 });

@@ -16,7 +16,8 @@ import { placeOrder } from "@/lib/orders/place-order";
 import { startCheckout } from "@/lib/payments/checkout";
 import type { LedgerEntry, LedgerWindow, PaymentProvider } from "@/lib/payments/provider";
 import * as psp from "@/lib/payments/sandbox/psp";
-import { checkInvariants } from "@/lib/reconciliation/invariants";
+import { checkInvariants, totalViolations } from "@/lib/reconciliation/invariants";
+import { sweep } from "@/lib/reconciliation/sweep";
 import { advanceLedgerCursor, LEDGER_OVERLAP_MS, ledgerWindow, reconcileLedger } from "@/lib/reconciliation/ledger";
 import { closeRedis, redis } from "@/lib/redis";
 import { makeFans, makeStudioShow } from "@/lib/testing/fixtures";
@@ -55,12 +56,11 @@ async function ticketedOrder(ordinals: number[]) {
 }
 
 describe("PSP → app", () => {
-  it("a capture known from its webhook is confirmed by the ledger, once", async () => {
+  it("a capture its webhook made the app ask about is confirmed already; the ledger agrees and does nothing", async () => {
     const { payment } = await ticketedOrder([1]);
-    expect(payment.ledgerConfirmedAt).toBeNull();
+    expect(payment.ledgerConfirmedAt).not.toBeNull(); // the webhook asked the PSP: its own record
     const first = await pass();
-    expect(first.report).toMatchObject({ entries: 1, capturesConfirmed: 1, capturesApplied: 0, capturesVoided: 0, errors: [] });
-    expect((await db().select().from(payments).where(eq(payments.id, payment.id)))[0]!.ledgerConfirmedAt).not.toBeNull();
+    expect(first.report).toMatchObject({ entries: 1, capturesConfirmed: 0, capturesApplied: 0, capturesVoided: 0, errors: [] });
     // A later pass re-reads the entry (the window overlaps) and applies nothing: an agreeing
     // entry costs no transaction (each used to, and a busy on-sale's window holds thousands).
     let transactions = 0;
@@ -147,8 +147,9 @@ describe("PSP → app", () => {
 });
 
 describe("app → PSP", () => {
-  it("a webhook-believed capture the PSP does not have is voided once it is older than the settle time", async () => {
+  it("a capture held without the PSP's confirmation that the PSP does not have is voided once it is older than the settle time (the safety net)", async () => {
     const { order, checkoutId, payment } = await ticketedOrder([7]);
+    await db().update(payments).set({ ledgerConfirmedAt: null }).where(eq(payments.id, payment.id));
     // Make it look as if the PSP never captured: its record goes back to open (as a forged webhook would leave it).
     await db().execute(`update sandbox_psp.checkouts set status = 'open', payment_id = null, captured_at = null where id = '${checkoutId}'`);
     expect((await pass()).report).toMatchObject({ capturesVoided: 0 }); // too young: it may just have been captured
@@ -158,6 +159,32 @@ describe("app → PSP", () => {
     expect((await db().select().from(payments).where(eq(payments.id, payment.id)))[0]!.status).toBe("cancelled");
     expect(await kindsOf(order.orderId)).toEqual(["capture_missing_at_psp:needs_attention"]);
     expect(await pspClean()).toEqual([0, 0, 0, 0, 0, 0]);
+  });
+});
+
+describe("money that cannot become tickets", () => {
+  it("a short capture on an order whose hold expired (its webhook lost) is refunded in full within one pass, and nothing is left", async () => {
+    const [fan] = await makeFans(db(), 1);
+    const order = await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [9] } });
+    const { url } = await startCheckout(db(), sandbox, { orderId: order.orderId, fanId: fan! });
+    const checkoutId = /sbx_cs_[0-9a-z]+/.exec(url)![0];
+    // The hold ends unpaid (the checkout cancelled at the PSP), then the PSP captures 150 less than the order's total anyway, and loses the webhook.
+    await sweep(db(), { eventId: show.eventId, now: new Date(Date.now() + 20 * 60_000) });
+    expect(await statusOf(order.orderId)).toBe("expired");
+    await psp.setCheckoutFaults(checkoutId, { shortCaptureMinor: 150, captureAfterExpiry: true, drop: true });
+    expect((await psp.approve(checkoutId)).checkout).toMatchObject({ status: "captured", amountMinor: order.totalMinor - 150 });
+    expect((await checkInvariants(db(), { eventId: show.eventId, graceMs: 0 })).pspCapturedWithoutTickets).toBe(1);
+
+    expect((await pass()).report).toMatchObject({ entries: 1, capturesApplied: 1, errors: [] });
+    expect(await psp.retrieve(checkoutId)).toMatchObject({ status: "refunded", refundedMinor: order.totalMinor - 150 });
+    const [p] = await db().select().from(payments).where(eq(payments.orderId, order.orderId));
+    expect(p).toMatchObject({ status: "refunded", amountMinor: order.totalMinor - 150 });
+    expect(await statusOf(order.orderId)).toBe("expired");
+    expect(await kindsOf(order.orderId)).toEqual(["amount_mismatch:repaired", "capture_found_in_ledger:repaired"]);
+    const after = await checkInvariants(db(), { eventId: show.eventId, graceMs: 0 });
+    expect(totalViolations(after)).toBe(0);
+    // A second pass finds nothing new.
+    expect((await pass()).report).toMatchObject({ capturesApplied: 0, capturesVoided: 0, refundsRecorded: 0, refundsResent: 0, errors: [] });
   });
 });
 

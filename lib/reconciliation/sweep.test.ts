@@ -86,7 +86,7 @@ describe("the sweep", () => {
     await heldOrder([2]); // a fresh hold with an open checkout: nothing due for a while
     const { db: counted, calls } = counting();
     const r = await sweep(counted, { eventId: show.eventId });
-    expect(r).toEqual({ expired: 0, paidAtExpiry: 0, paymentsQueried: 0, ticketed: 0, latePayments: 0, extraCapturesRefunded: 0, errors: [] });
+    expect(r).toEqual({ expired: 0, paidAtExpiry: 0, paymentsQueried: 0, ticketed: 0, latePayments: 0, extraCapturesRefunded: 0, mismatchesRefunded: 0, errors: [] });
     expect(calls).toEqual(["execute"]);
   });
 

@@ -1,8 +1,8 @@
 /**
  * The sandbox PSP's fault knobs: the ways it can misbehave on purpose so the app's
  * payment handling is exercised against the failure table in docs/design.md (lost, late,
- * duplicated and reordered webhooks, declines, slow approvals, late captures, a failing
- * webhook endpoint).
+ * duplicated and reordered webhooks, declines, slow approvals, late captures, short
+ * captures, a failing webhook endpoint).
  *
  * Knobs come from two places and are merged per action:
  *   defaults ← global settings (sandbox_psp.settings, PUT /sandbox-psp/api/faults)
@@ -35,6 +35,11 @@ export const sandboxFaultOverridesSchema = z.strictObject({
   failWebhookTimes: z.number().int().min(0).max(20).optional(),
   /** An approval succeeds even after `expires_at` (or after expiry/cancellation): a payment that lands late. */
   captureAfterExpiry: z.boolean().optional(),
+  /**
+   * A short capture: the approval takes this many minor units less than the checkout's amount
+   * (at least 1 unit is still taken), and the PSP's record says so. 0 = the full amount.
+   */
+  shortCaptureMinor: z.number().int().min(0).max(2_000_000_000).optional(),
 });
 
 /** A partial set of fault knobs (global settings or per-checkout overrides). */
@@ -53,6 +58,7 @@ export const DEFAULT_SANDBOX_FAULTS: Readonly<SandboxFaults> = Object.freeze({
   slowApprovalMs: 0,
   failWebhookTimes: 0,
   captureAfterExpiry: false,
+  shortCaptureMinor: 0,
 });
 
 /**
