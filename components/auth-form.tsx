@@ -1,5 +1,10 @@
 "use client";
-/** Email + password sign-in / sign-up form (better-auth client). Returns to `?next=` afterwards. */
+/**
+ * Email + password sign-in / sign-up form (better-auth client). Returns to `?next=` afterwards.
+ * Sign-up always ends in "check your inbox", whether or not the address has an account (ADR
+ * 0027): the e-mailed link confirms it, signs the fan in and continues to `next` (/verified).
+ * Sign-in before confirming is refused, and the server sends the link again.
+ */
 import Link from "next/link";
 import { useTranslations } from "next-intl";
 import { useRouter, useSearchParams } from "next/navigation";
@@ -11,8 +16,9 @@ import { safeNextPath } from "@/lib/redirects";
 const AUTH_ERRORS = new Set(["INVALID_EMAIL_OR_PASSWORD", "USER_ALREADY_EXISTS", "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL", "PASSWORD_TOO_SHORT", "INVALID_EMAIL", "TOO_MANY_REQUESTS"]);
 
 /** What a fan reads when sign-in or sign-up is refused, in the page's language. */
-function authErrorMessage(t: ReturnType<typeof useTranslations<"Auth">>, error: { code?: string; message?: string; status?: number }): string {
+function authErrorMessage(t: ReturnType<typeof useTranslations<"Auth">>, error: { code?: string; message?: string; status?: number }, email: string): string {
   const code = error.status === 429 ? "TOO_MANY_REQUESTS" : error.code;
+  if (code === "EMAIL_NOT_VERIFIED") return t("error_EMAIL_NOT_VERIFIED", { email });
   if (code && AUTH_ERRORS.has(code)) return t(`error_${code}` as "error_INVALID_EMAIL");
   return t("failed");
 }
@@ -24,23 +30,44 @@ export function AuthForm({ mode }: { mode: "sign-in" | "sign-up" }) {
   const next = safeNextPath(params.get("next"));
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [sentTo, setSentTo] = useState<string | null>(null);
 
   async function onSubmit(form: FormData) {
     setBusy(true);
     setError(null);
     const email = String(form.get("email") ?? "").trim();
     const password = String(form.get("password") ?? "");
+    // callbackURL: where the e-mailed link continues to (via /verified); on a sign-in that
+    // succeeds, the client library goes there itself.
     const result =
       mode === "sign-in"
-        ? await authClient.signIn.email({ email, password })
-        : await authClient.signUp.email({ email, password, name: String(form.get("name") ?? "").trim() || email });
+        ? await authClient.signIn.email({ email, password, callbackURL: next })
+        : await authClient.signUp.email({ email, password, name: String(form.get("name") ?? "").trim() || email, callbackURL: next });
     setBusy(false);
     if (result.error) {
-      setError(authErrorMessage(t, result.error));
+      setError(authErrorMessage(t, result.error, email));
       return;
     }
-    router.push(next);
-    router.refresh();
+    if (mode === "sign-up") {
+      setSentTo(email);
+      return;
+    }
+    if (!(result.data as { redirect?: boolean } | null)?.redirect) {
+      router.push(next);
+      router.refresh();
+    }
+  }
+
+  if (sentTo) {
+    return (
+      <div className="mx-auto max-w-sm space-y-4 rounded-xl border border-white/10 bg-white/5 p-6">
+        <h1 className="text-2xl font-bold">{t("checkInboxTitle")}</h1>
+        <p role="status" data-testid="sign-up-sent">
+          {t("checkInbox", { email: sentTo })}
+        </p>
+        <p className="text-sm text-white/60">{t("checkInboxSpam")}</p>
+      </div>
+    );
   }
 
   return (

@@ -1,4 +1,4 @@
-import { expect, type Page } from "@playwright/test";
+import { expect, type APIRequestContext, type Page } from "@playwright/test";
 
 /** Demo accounts seeded by db/seed.ts (also listed in the README). */
 export const ORGANIZER = { email: "organizer@stararena.test", password: "organizer-demo" };
@@ -17,7 +17,29 @@ export async function signIn(page: Page, account: { email: string; password: str
 export type SignUpLabels = { name: string; email: string; password: string; submit: string };
 const SIGN_UP_EN: SignUpLabels = { name: "Name", email: "Email", password: "Password", submit: "Create account" };
 
-/** Creates a new fan account through the sign-up page (unique email) and waits until signed in. @returns the email. */
+/** The confirmation link better-auth e-mails (lib/auth: it lands on /verified, then `next`). */
+export const CONFIRM_LINK = /\/api\/auth\/verify-email\?/;
+
+/**
+ * The newest link matching `pattern` in what the development mailbox received for `email`
+ * (its page over HTTP), once the worker has sent the message. @returns the absolute URL.
+ */
+export async function mailedLink(request: APIRequestContext, email: string, pattern: RegExp = CONFIRM_LINK): Promise<string> {
+  let link = "";
+  await expect(async () => {
+    const html = await (await request.get(`/dev/mailbox?to=${encodeURIComponent(email)}`)).text();
+    const hrefs = [...html.matchAll(/href="(https?:\/\/[^"]+)"/g)].map((m) => m[1]!.replace(/&amp;/g, "&"));
+    link = hrefs.find((h) => pattern.test(h)) ?? "";
+    expect(link, `a link like ${String(pattern)} mailed to ${email}`).not.toBe("");
+  }).toPass({ timeout: 30_000, intervals: [500] });
+  return link;
+}
+
+/**
+ * Creates a new fan account through the sign-up page (unique email): "check your inbox", then
+ * the link in the development mailbox, which confirms the address, signs the fan in and
+ * continues to `next`. Waits until the header shows the account there. @returns the email.
+ */
 export async function signUp(page: Page, name: string, next?: string, labels: SignUpLabels = SIGN_UP_EN): Promise<string> {
   const email = `${name.toLowerCase().replace(/\W+/g, "-").replace(/^-|-$/g, "") || "fan"}-${Date.now()}@example.test`;
   await page.goto(next ? `/sign-up?next=${encodeURIComponent(next)}` : "/sign-up");
@@ -25,7 +47,37 @@ export async function signUp(page: Page, name: string, next?: string, labels: Si
   await page.getByLabel(labels.email).fill(email);
   await page.getByLabel(labels.password).fill("a-good-password");
   await page.getByRole("button", { name: labels.submit }).click();
+  await expect(page.getByTestId("sign-up-sent")).toContainText(email);
+  await confirmFromMailbox(page, email, next ?? "/");
+  return email;
+}
+
+/** Opens the confirmation link mailed to `email` in the mailbox page, and waits until signed in at `next`. */
+export async function confirmFromMailbox(page: Page, email: string, next = "/") {
+  await mailedLink(page.request, email);
+  await page.goto(`/dev/mailbox?to=${encodeURIComponent(email)}`);
+  await page.getByTestId("mail").first().getByRole("link", { name: CONFIRM_LINK }).click();
+  const target = new URL(next, "http://x");
+  await page.waitForURL((u) => u.pathname === target.pathname && u.search === target.search);
   await expect(page.getByTestId("signed-in-as")).toHaveText(email);
+}
+
+/**
+ * Signs a new fan up over better-auth's API in `request`'s context and follows the mailed
+ * link, so the context holds a session (as a browser would after the link). @returns the email.
+ */
+export async function signUpOverApi(request: APIRequestContext, name: string): Promise<string> {
+  const email = `${name.toLowerCase().replace(/\W+/g, "-")}-${Date.now()}@example.test`;
+  let res = await request.post("/api/auth/sign-up/email", { data: { email, password: "a-good-password", name } });
+  // The whole suite signs many fans up from one address: wait out the auth library's per-IP limit as a client would.
+  for (let i = 0; i < 3 && res.status() === 429; i++) {
+    await new Promise((r) => setTimeout(r, (Number(res.headers()["x-retry-after"]) || 20) * 1000 + 500));
+    res = await request.post("/api/auth/sign-up/email", { data: { email, password: "a-good-password", name } });
+  }
+  expect(res.status(), await res.text()).toBe(200);
+  const confirmed = await request.get(await mailedLink(request, email));
+  expect(confirmed.status(), confirmed.url()).toBe(200);
+  expect(new URL(confirmed.url()).pathname).toBe("/verified");
   return email;
 }
 

@@ -6,6 +6,7 @@
  */
 import { expect, test } from "@playwright/test";
 import { localeOfUser } from "./db";
+import { CONFIRM_LINK, mailedLink } from "./helpers";
 
 test.use({ locale: "zh-CN" });
 
@@ -23,8 +24,17 @@ test("a zh-CN browser buys in Chinese, gets a Chinese e-mail and Chinese errors,
   await page.getByLabel("邮箱").fill(email);
   await page.getByLabel("密码").fill("a-good-password");
   await page.getByRole("button", { name: "注册" }).click();
-  await expect(page.getByTestId("signed-in-as")).toHaveText(email);
+  // "Check your inbox" in Chinese; the confirmation e-mail too; its link signs in and goes back to the show.
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("请查收邮件");
+  await expect(page.getByTestId("sign-up-sent")).toContainText(`我们已给 ${email} 发送了一封邮件`);
   expect(await localeOfUser(email)).toBe("zh-CN");
+  await mailedLink(page.request, email);
+  await page.goto(`/dev/mailbox?to=${encodeURIComponent(email)}`);
+  await expect(page.getByTestId("mail-subject").first()).toHaveText("确认你的 StarArena 邮箱");
+  await page.getByTestId("mail").first().getByRole("link", { name: CONFIRM_LINK }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("邮箱已确认");
+  await expect(page).toHaveURL(/\/events\/studio-session$/);
+  await expect(page.getByTestId("signed-in-as")).toHaveText(email);
 
   // The show page, the limit said before queueing, the waiting room.
   await page.goto("/events/studio-session");

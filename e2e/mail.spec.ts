@@ -1,10 +1,12 @@
 /**
  * E-mail a fan can act on: a forgotten password is reset from the e-mailed link, end to end
  * (the sign-in page, the request, the message in the local SMTP server's mailbox, the link,
- * the new password), and only the new password signs in afterwards.
+ * the new password), and only the new password signs in afterwards. Sign-up answers a taken
+ * address as a new one ("check your inbox"; the owner gets a notice), and a fan who signs in
+ * before opening the link is told to confirm first and gets it again (ADR 0027).
  */
 import { expect, test } from "@playwright/test";
-import { signUp } from "./helpers";
+import { confirmFromMailbox, FAN, mailedLink, signUp } from "./helpers";
 
 test("a fan who forgot the password resets it from the e-mailed link", async ({ page }) => {
   // The page's own alerts (Next's route announcer is an alert too).
@@ -49,4 +51,33 @@ test("a fan who forgot the password resets it from the e-mailed link", async ({ 
   await page.getByTestId("mail").first().getByRole("link", { name: /\/api\/auth\/reset-password\// }).click();
   await expect(page.getByRole("heading", { name: "This link does not work" })).toBeVisible();
   await expect(page.getByRole("link", { name: "Ask for a new link" })).toHaveAttribute("href", "/forgot-password");
+});
+
+test("sign-up says 'check your inbox' for a taken address too; signing in before confirming is refused and sends the link again", async ({ page }) => {
+  // A taken address (the demo fan's): the same answer as a new one, and its owner is told by e-mail.
+  await page.goto("/sign-up");
+  await page.getByLabel("Name").fill("Someone Else");
+  await page.getByLabel("Email").fill(FAN.email);
+  await page.getByLabel("Password").fill("not-the-fans-password");
+  await page.getByRole("button", { name: "Create account" }).click();
+  await expect(page.getByRole("heading", { name: "Check your inbox" })).toBeVisible();
+  await expect(page.getByTestId("sign-up-sent")).toContainText(`We sent a message to ${FAN.email}.`);
+  await expect(page.getByTestId("signed-in-as")).toHaveCount(0);
+  expect(await mailedLink(page.request, FAN.email, /\/forgot-password$/)).toMatch(/\/forgot-password$/);
+
+  // A new address, signing in before the link is opened: told to confirm first, and the link comes again.
+  const email = `early-${Date.now()}@example.test`;
+  await page.goto("/sign-up?next=/tickets");
+  await page.getByLabel("Name").fill("Early Fan");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill("a-good-password");
+  await page.getByRole("button", { name: "Create account" }).click();
+  await expect(page.getByTestId("sign-up-sent")).toContainText(`We sent a message to ${email}.`);
+  await page.goto("/sign-in?next=/tickets");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill("a-good-password");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.locator("main").getByRole("alert")).toHaveText(`Confirm your e-mail first: we sent the link again to ${email}. Open it to sign in.`);
+  await expect(page.getByTestId("signed-in-as")).toHaveCount(0);
+  await confirmFromMailbox(page, email, "/tickets");
 });

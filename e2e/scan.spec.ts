@@ -13,7 +13,7 @@ import path from "node:path";
 import { chromium, expect, request, test, type Browser, type Page } from "@playwright/test";
 import postgres from "postgres";
 import QRCode from "qrcode";
-import { ORGANIZER } from "./helpers";
+import { ORGANIZER, signUpOverApi } from "./helpers";
 
 /** The e2e server's database (scripts/e2e-server.ts: E2E_DATABASE, default stararena_e2e). */
 function e2eDb() {
@@ -93,7 +93,7 @@ async function studioShow(): Promise<{ eventId: string; priceLevelId: string }> 
 
 /**
  * A new fan buys `quantity` best-available seats of the studio show over the app's own HTTP API —
- * sign-up, queue, hold with checkout, approval on the sandbox PSP — as the on-sale simulator does
+ * sign-up (and the mailed link), queue, hold with checkout, approval on the sandbox PSP — as the on-sale simulator does
  * (no fan page involved). The app issues and signs the tickets (webhook → issuance).
  * @returns the order id once its tickets exist.
  */
@@ -101,14 +101,7 @@ async function buyOverApi(quantity: number): Promise<string> {
   const { eventId, priceLevelId } = await studioShow();
   const api = await request.newContext({ baseURL, extraHTTPHeaders: { origin: baseURL } });
   try {
-    // The whole suite signs many fans up from one address: wait out the auth library's per-IP limit as a client would.
-    const email = `door-fan-${Date.now()}@example.test`;
-    let signUp = await api.post("/api/auth/sign-up/email", { data: { email, password: "a-good-password", name: "Door Fan" } });
-    for (let i = 0; i < 3 && signUp.status() === 429; i++) {
-      await new Promise((r) => setTimeout(r, (Number(signUp.headers()["x-retry-after"]) || 20) * 1000 + 500));
-      signUp = await api.post("/api/auth/sign-up/email", { data: { email, password: "a-good-password", name: "Door Fan" } });
-    }
-    expect(signUp.status(), await signUp.text()).toBe(200);
+    await signUpOverApi(api, "Door Fan");
     expect((await api.post(`/api/events/${eventId}/queue`)).status()).toBeLessThan(300);
     let token = "";
     await expect(async () => {

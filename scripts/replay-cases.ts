@@ -1,8 +1,8 @@
 /**
  * `npm run replay:cases`: the seven money-and-seat cases of docs/adr/0010–0012, replayed
  * over HTTP against a running StarArena (`npm start`; default APP_URL from its env), the way
- * a tester found them: fans sign up, queue, hold, pay at the sandbox PSP with its fault
- * knobs, forge webhooks, give seats back, leave the queue. The show (1-minute holds, 4 seats
+ * a tester found them: fans sign up (and open the mailed confirmation link), queue, hold, pay
+ * at the sandbox PSP with its fault knobs, forge webhooks, give seats back, leave the queue. The show (1-minute holds, 4 seats
  * per fan) is created in the app's database; checks read the app's answers, the database and
  * the sandbox PSP's own records, and end with one reconciliation pass (what `npm run
  * reconcile` runs) and the invariant checker, PSP ledger included. Prints one line per case
@@ -13,7 +13,7 @@ import { loadProjectEnv } from "./load-env";
 
 loadProjectEnv();
 const { and, eq, sql } = await import("drizzle-orm");
-const { discrepancies, orders, tickets, user } = await import("@/db/schema");
+const { discrepancies, emails, orders, tickets, user } = await import("@/db/schema");
 const { closeDb, db } = await import("@/lib/db");
 const { env, EnvError, parseEnv } = await import("@/lib/env");
 const { createEvent } = await import("@/lib/events/create");
@@ -67,10 +67,16 @@ class Fan {
   private req<T>(path: string, opts: { method?: "GET" | "POST" | "PUT" | "DELETE"; body?: unknown; headers?: Record<string, string> } = {}) {
     return client.request<T>(path, { ...opts, jar: this.jar, endpoint: path.split("?")[0]!, lane: "shop", headers: { origin: app, ...opts.headers } });
   }
+  /** Signs up, then opens the confirmation link the app queued for the address (ADR 0027): the session cookie lands in the jar. */
   async signUp() {
-    const r = await this.req<{ user: { id: string } }>("/api/auth/sign-up/email", { method: "POST", body: { email: `replay-${this.name}-${tag}@replay.stararena.test`, password: "replay-password-1", name: this.name } });
+    const email = `replay-${this.name}-${tag}@replay.stararena.test`;
+    const r = await this.req("/api/auth/sign-up/email", { method: "POST", body: { email, password: "replay-password-1", name: this.name } });
     if (r.status !== 200) throw new Error(`sign-up of ${this.name}: ${r.status} ${JSON.stringify(r.body)}`);
-    this.id = r.body.user.id;
+    const [mail] = await db().select({ payload: emails.payload }).from(emails).where(and(eq(emails.toAddress, email), eq(emails.kind, "email_verification")));
+    const link = new URL((mail?.payload as { url?: string } | undefined)?.url ?? "", app);
+    const confirmed = await this.req(`${link.pathname}${link.search}`);
+    if (confirmed.status !== 302) throw new Error(`confirmation of ${this.name}: ${confirmed.status} ${JSON.stringify(confirmed.body)}`);
+    this.id = (await db().query.user.findFirst({ where: eq(user.email, email) }))!.id;
     return this;
   }
   /** Joins (or rejoins) the queue and waits for the turn: the admission token arrives as a cookie. */

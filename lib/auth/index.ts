@@ -5,8 +5,16 @@
  * granted by an operator; never settable through sign-up) or "door_staff" (made by an
  * organizer, lib/auth/staff.ts; `staffOf` names the organizer). A forgotten password is reset by
  * an e-mailed link (/forgot-password → the mail → /reset-password).
+ *
+ * A new account confirms its address before it can sign in (ADR 0027): sign-up answers alike
+ * for a taken and a new address ("check your inbox", no session either way, better-auth's own
+ * enumeration protection); the new address gets a link that confirms it and signs the fan in,
+ * the owner of a taken one a notice (sign in, or reset the password). Accounts made without
+ * the form (seed, door staff, simulator, tests) are created confirmed.
  */
-import { betterAuth } from "better-auth";
+import { createHash } from "node:crypto";
+import { betterAuth, type User } from "better-auth";
+import { eq, sql } from "drizzle-orm";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
 import { nextCookies } from "better-auth/next-js";
 import * as schema from "@/db/schema";
@@ -18,6 +26,44 @@ import { appOrigins, env } from "@/lib/env";
 
 /** How long the signed session cookie cache is trusted without Postgres (seconds; ADR 0007). */
 export const SESSION_CACHE_SECONDS = 5 * 60;
+
+/** How long a link that confirms an address works (seconds); the messages say 24 hours. */
+export const VERIFY_LINK_SECONDS = 24 * 60 * 60;
+
+/**
+ * Every confirmation link lands on /verified, which says so and continues to where the fan
+ * was going (the link's own callbackURL, `/` when none).
+ */
+export function landOnVerified(url: string): string {
+  const u = new URL(url);
+  const next = u.searchParams.get("callbackURL") || "/";
+  if (!next.startsWith("/verified")) u.searchParams.set("callbackURL", `/verified?next=${encodeURIComponent(next)}`);
+  return u.toString();
+}
+
+/** Queues the confirmation link (better-auth's `url`) through the e-mail outbox, once per token. */
+async function sendVerificationEmail({ user, url, token }: { user: User; url: string; token: string }) {
+  const key = createHash("sha256").update(token).digest("base64url");
+  await enqueueEmail(db(), "email_verification", { url: landOnVerified(url), name: user.name }, user.email, `email_verification:${key}`);
+}
+
+/**
+ * A sign-up with an address that has an account: its owner is told (sign in, or reset the
+ * password), at most once an hour by Postgres's clock. The sign-up itself gets better-auth's
+ * success-shaped answer, as a new address does. An account never confirmed gets the same
+ * notice, not a new link: a link would sign the mailbox's owner into an account whose
+ * password the first sign-up chose (perhaps someone else, to keep access later); a reset
+ * replaces that password and confirms the address (below).
+ */
+async function onExistingUserSignUp({ user }: { user: User }) {
+  const [row] = (await db().execute(sql`select to_char(date_trunc('hour', now()), 'YYYY-MM-DD"T"HH24') as hour`)) as unknown as { hour: string }[];
+  await enqueueEmail(db(), "sign_up_existing", { name: user.name }, user.email, `sign_up_existing:${user.id}:${row!.hour}`);
+}
+
+/** A password reset from the e-mailed link proves the mailbox as a confirmation link does. */
+async function onPasswordReset({ user }: { user: User }) {
+  if (!user.emailVerified) await db().update(schema.user).set({ emailVerified: true }).where(eq(schema.user.id, user.id));
+}
 
 function createAuth() {
   const e = env();
@@ -33,7 +79,11 @@ function createAuth() {
     emailAndPassword: {
       enabled: true,
       minPasswordLength: 8,
-      autoSignIn: true,
+      // No session until the address is confirmed; sign-up then answers a taken address as it
+      // answers a new one (better-auth's synthetic user, no second account) and sign-in with
+      // the right password answers 403 EMAIL_NOT_VERIFIED, sending the link again.
+      requireEmailVerification: true,
+      onExistingUserSignUp,
       // The reset link goes out through the e-mail outbox (lib/mail/outbox.ts): queued here, sent by the worker.
       sendResetPassword: async ({ user, url, token }) => {
         await enqueueEmail(db(), "password_reset", { url, name: user.name }, user.email, `password_reset:${token}`);
@@ -41,6 +91,14 @@ function createAuth() {
       // better-auth's default (1 h), said in the message.
       resetPasswordTokenExpiresIn: 60 * 60,
       revokeSessionsOnPasswordReset: true,
+      onPasswordReset,
+    },
+    emailVerification: {
+      sendVerificationEmail,
+      sendOnSignUp: true,
+      sendOnSignIn: true,
+      autoSignInAfterVerification: true,
+      expiresIn: VERIFY_LINK_SECONDS,
     },
     user: {
       additionalFields: {
@@ -48,7 +106,8 @@ function createAuth() {
         // Door staff's organizer (lib/auth/staff.ts sets it): in the session, so check-in needs no extra read.
         staffOf: { type: "string", input: false, required: false },
         // The language the person signed up in (lib/i18n), for their e-mails; the switcher changes it.
-        locale: { type: "string", input: false, required: false },
+        // Never in an answer: sign-up's answer for a taken address (which cannot know it) must look like a new one's.
+        locale: { type: "string", input: false, required: false, returned: false },
       },
     },
     // The signed session cookie cache answers "who is this?" without Postgres for 5 minutes

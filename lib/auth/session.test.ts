@@ -8,7 +8,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { auth } from "@/lib/auth";
 import { userFromCookieCache } from "@/lib/auth/cookie-cache";
 import { getSessionUser } from "@/lib/auth/session";
-import { closeDb } from "@/lib/db";
+import { ensureUser } from "@/lib/auth/users";
+import { closeDb, db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { closeRedis } from "@/lib/redis";
 
@@ -17,10 +18,11 @@ afterAll(async () => {
   await closeRedis();
 });
 
-/** Signs a new fan up through better-auth and returns the Cookie header a browser would send. */
+/** A new (confirmed) fan signs in through better-auth; returns the Cookie header a browser would send. */
 async function signedUpCookies(): Promise<{ cookie: string; userId: string; email: string }> {
   const email = `fast-path-${Date.now()}-${Math.random().toString(36).slice(2)}@stararena.test`;
-  const { headers, response } = await auth().api.signUpEmail({ body: { email, password: "fast-path-password", name: "Fast Path" }, returnHeaders: true });
+  await ensureUser(db(), { email, password: "fast-path-password", name: "Fast Path", role: "fan" });
+  const { headers, response } = await auth().api.signInEmail({ body: { email, password: "fast-path-password" }, returnHeaders: true });
   const cookie = headers
     .getSetCookie()
     .map((c) => c.split(";")[0])

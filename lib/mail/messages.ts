@@ -113,6 +113,25 @@ export async function renderEmail<K extends EmailKind>(db: Db, kind: K, payload:
       const lead = t("resetLead", { name: p.name });
       return { subject, text: `${lead}\n\n${t("resetLink")}: ${p.url}\n`, html: page(subject, `<p>${esc(lead)}</p><p><a href="${esc(p.url)}">${esc(t("resetLink"))}</a></p>`), attachments: [] };
     }
+    case "email_verification": {
+      const p = payload as EmailPayloads["email_verification"];
+      const subject = t("verifySubject");
+      const lead = t("verifyLead", { name: p.name });
+      return { subject, text: `${lead}\n\n${t("verifyLink")}: ${p.url}\n`, html: page(subject, `<p>${esc(lead)}</p><p><a href="${esc(p.url)}">${esc(t("verifyLink"))}</a></p>`), attachments: [] };
+    }
+    case "sign_up_existing": {
+      const p = payload as EmailPayloads["sign_up_existing"];
+      const subject = t("existingSubject");
+      const lead = t("existingLead", { name: p.name });
+      const signIn = new URL("/sign-in", env().APP_URL).toString();
+      const reset = new URL("/forgot-password", env().APP_URL).toString();
+      return {
+        subject,
+        text: `${lead}\n\n${t("existingSignIn")}: ${signIn}\n${t("existingReset")}: ${reset}\n`,
+        html: page(subject, `<p>${esc(lead)}</p><p><a href="${esc(signIn)}">${esc(t("existingSignIn"))}</a></p><p><a href="${esc(reset)}">${esc(t("existingReset"))}</a></p>`),
+        attachments: [],
+      };
+    }
   }
   throw new Error(`unknown e-mail kind ${String(kind)}`);
 }

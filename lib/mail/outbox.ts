@@ -23,6 +23,10 @@ export interface EmailPayloads {
   order_refunded: { orderId: string; amountMinor: number; currency: string; seats?: string[] };
   /** A password-reset link from the auth library (valid for its own time, 1 h by default). */
   password_reset: { url: string; name: string };
+  /** The link that confirms a new account's address and signs it in (the auth library's, lib/auth). */
+  email_verification: { url: string; name: string };
+  /** Someone signed up with the address of an existing account: its owner may sign in or reset the password (ADR 0027). */
+  sign_up_existing: { name: string };
 }
 /** One of the message kinds. */
 export type EmailKind = keyof EmailPayloads;
