@@ -6,6 +6,10 @@
  * admission token) only when its turn has come. A pre-queue fan's place is drawn at the
  * on-sale: until its turn is near it shows an estimate from its draw (preQueueTurnNear),
  * so the on-sale does not send every pre-queue fan to the origin in the same second.
+ * When the public status names another generation of the queue than the fan's (Redis lost
+ * it), it asks for its own status, which re-seats it from its queue ticket; a re-seated
+ * place (negative position) does not follow the serving counter, so it asks for its own
+ * status at the pace its `ahead` allows (docs/adr/0028).
  * Backs off on 429 using Retry-After; on trouble (503, no answer) it says the place is kept
  * and retries with exponential back-off (components/trouble.ts).
  */
@@ -107,6 +111,14 @@ export function QueueView(props: { eventId: string; slug: string; name: string; 
     let trouble = 0;
     (async () => {
       while (!cancelled && !stopped.current) {
+        if (fan.state === "waiting" && fan.position < 0) {
+          await sleep(jitter(pollDelayMs(fan.ahead, fan.paused ? 0 : fan.ratePerMinute)));
+          if (cancelled) return;
+          const me = await call<Fan>(`${base}/me`);
+          if (me.ok) return !cancelled && setFan(me.data);
+          if (isTrouble(me.status)) await sleep(troubleDelayMs(trouble++, me.retryAfter));
+          continue;
+        }
         if (fan.state === "pre" && Date.now() < fan.onSaleAt) {
           await sleep(fan.onSaleAt - Date.now() + jitter(1_500));
           continue;
@@ -117,7 +129,7 @@ export function QueueView(props: { eventId: string; slug: string; name: string; 
           trouble = 0;
           setPub(r.data);
           setNotice(null);
-          if (fan.state === "pre" ? preQueueTurnNear(fan.draw, r.data) : r.data.servingCounter >= fan.position) {
+          if (r.data.generation !== fan.generation || (fan.state === "pre" ? preQueueTurnNear(fan.draw, r.data) : r.data.servingCounter >= fan.position)) {
             const me = await call<Fan>(`${base}/me`);
             if (me.ok) return !cancelled && setFan(me.data);
           }
@@ -145,9 +157,11 @@ export function QueueView(props: { eventId: string; slug: string; name: string; 
   // After the on-sale a pre-queue fan sees an estimate of its drawn place until its turn is near.
   const drawn = fan?.state === "pre" && now >= fan.onSaleAt && fan.draw !== null;
   const estimated = drawn && pub ? estimatedPreQueuePosition(fan.draw!, pub.preQueueSize) : null;
-  const position = fan?.state === "waiting" ? fan.position : (estimated ?? 0);
-  const ahead = position > 0 ? Math.max(0, position - serving - 1) : 0;
-  const progress = position > 0 ? Math.min(1, serving / position) : 0;
+  // A re-seated place (negative) is shown as its place among the fans let in before the serving counter.
+  const reseated = fan?.state === "waiting" && fan.position < 0;
+  const position = reseated ? fan.ahead + 1 : fan?.state === "waiting" ? fan.position : (estimated ?? 0);
+  const ahead = reseated ? fan.ahead : position > 0 ? Math.max(0, position - serving - 1) : 0;
+  const progress = reseated ? 0 : position > 0 ? Math.min(1, serving / position) : 0;
   const state = drawn ? "waiting" : (fan?.state ?? "joining");
 
   return (

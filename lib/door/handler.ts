@@ -15,6 +15,8 @@
  *  - a join is one Redis call, the per-address limit inside it (lib/waiting-room/lua.ts JOIN);
  *  - a retried join or own-status read from a fan whose queue ticket (lib/waiting-room/ticket.ts)
  *    proves it is still waiting is answered from the ticket and the public status: no Redis write;
+ *  - a ticket of another generation (Redis lost the queue) goes with the fan's join or status
+ *    read to Redis, which re-seats the fan by it in the same call (docs/adr/0028);
  *  - the public status is computed at most once per {@link STATUS_MEMO_MS} per event in this
  *    process (it is cacheable for a second by any CDN anyway), limited per address in memory;
  *  - `Server-Timing` on every answer: total, session, redis (ms);
@@ -31,8 +33,8 @@ import { OriginReadCounter } from "@/lib/door/origin-reads";
 import { WindowCounter } from "@/lib/door/window-counter";
 import { eventIdSchema } from "@/lib/ids";
 import { DOOR_PATH } from "@/lib/waiting-room/paths";
-import { fanRoomStatus, joinRoom, publicRoomStatus, setRoomSlot, type FanQueueStatus, type PublicQueueStatus, type RoomStore } from "@/lib/waiting-room/room";
-import { issueQueueTicket, QUEUE_TICKET_TTL_MS, queueTicketCookieName, readQueueTicket, statusFromTicket } from "@/lib/waiting-room/ticket";
+import { fanRoomStatus, joinRoom, publicRoomStatus, setRoomSlot, type FanQueueStatus, type PublicQueueStatus, type ReseatProof, type RoomStore } from "@/lib/waiting-room/room";
+import { issueQueueTicket, QUEUE_TICKET_TTL_MS, queueTicketCookieName, readQueueTicket, reseatProof, statusFromTicket, type QueueTicket } from "@/lib/waiting-room/ticket";
 import { admissionCookieName, issueAdmissionToken } from "@/lib/waiting-room/token";
 
 /** How long one process reuses an event's public status (ms); the answer says `s-maxage=1` to caches anyway. */
@@ -147,19 +149,25 @@ export function createDoor(opts: DoorOptions): Door {
   }
 
   /**
-   * The fan's answer with its cookies: a queue ticket whenever the place changed, and the
-   * admission token (with its cookie for the hold path) when admitted.
+   * The fan's answer with its cookies: a queue ticket whenever the place or its generation
+   * changed (a re-seated place keeps the order it was re-seated by), and the admission token
+   * (with its cookie for the hold path) when admitted.
    */
-  async function fanAnswer(eventId: string, fan: SessionUser, status: FanQueueStatus, hadTicket: { position: number; draw: number | null } | null, t: Timing): Promise<Response> {
+  async function fanAnswer(eventId: string, fan: SessionUser, status: FanQueueStatus, hadTicket: QueueTicket | null, t: Timing): Promise<Response> {
     const headers: [string, string][] = [["Cache-Control", PRIVATE_NO_STORE]];
     let admissionToken: string | null = null;
     if (status.state === "admitted" && status.admittedUntil) {
       admissionToken = await issueAdmissionToken({ fanId: fan.id, eventId, position: status.position, expiresAt: status.admittedUntil, now: now() });
       headers.push(["Set-Cookie", cookie(admissionCookieName(eventId), admissionToken, status.admittedUntil)]);
     }
-    if (status.state !== "none" && (hadTicket?.position !== status.position || hadTicket?.draw !== status.draw)) {
+    if (status.state !== "none" && (hadTicket?.position !== status.position || hadTicket?.draw !== status.draw || hadTicket?.generation !== status.generation)) {
       const at = now();
-      headers.push(["Set-Cookie", cookie(queueTicketCookieName(eventId), issueQueueTicket({ eventId, fanId: fan.id, position: status.position, draw: status.draw, issuedAt: at, onSaleAt: status.onSaleAt }, opts.secret), at + QUEUE_TICKET_TTL_MS)]);
+      const order = status.position < 0 ? (hadTicket?.generation === status.generation ? hadTicket.order : hadTicket ? reseatProof(hadTicket)?.order : undefined) : undefined;
+      const ticket = issueQueueTicket(
+        { eventId, fanId: fan.id, position: status.position, draw: status.draw, issuedAt: at, onSaleAt: status.onSaleAt, generation: status.generation, ...(order === undefined ? {} : { order }) },
+        opts.secret,
+      );
+      headers.push(["Set-Cookie", cookie(queueTicketCookieName(eventId), ticket, at + QUEUE_TICKET_TTL_MS)]);
     }
     headers.push(["Server-Timing", t.header()]);
     // Written out rather than `{ ...status, admissionToken }`: adding a field to a spread copy
@@ -178,20 +186,29 @@ export function createDoor(opts: DoorOptions): Door {
         etaSeconds: status.etaSeconds,
         draw: status.draw,
         preQueueSize: status.preQueueSize,
+        generation: status.generation,
         admissionToken,
       } satisfies FanQueueStatus & { admissionToken: string | null },
       headers,
     );
   }
 
-  /** The fan's status: from the ticket in `cookies` (the Cookie header) when that is certain, else from Redis (`ask`). */
-  async function fanStatus(cookies: string | null, eventId: string, fan: SessionUser, t: Timing, ask: () => Promise<FanQueueStatus>): Promise<Response> {
-    const ticket = readQueueTicket(cookieValue(cookies ?? "", queueTicketCookieName(eventId)), opts.secret, { eventId, fanId: fan.id, now: now() });
+  /** The fan's queue ticket for `eventId` in `cookies` (the Cookie header): signed, the fan's own, not too old; else null. */
+  const ticketOf = (cookies: string | null, eventId: string, fan: SessionUser) =>
+    readQueueTicket(cookieValue(cookies ?? "", queueTicketCookieName(eventId)), opts.secret, { eventId, fanId: fan.id, now: now() });
+
+  /**
+   * The fan's status: from the ticket in `cookies` (the Cookie header) when that is certain,
+   * else from Redis (`ask`, given the ticket's proof: Redis re-seats a fan whose place was lost with it).
+   */
+  async function fanStatus(cookies: string | null, eventId: string, fan: SessionUser, t: Timing, ask: (reseat: ReseatProof | undefined) => Promise<FanQueueStatus>): Promise<Response> {
+    const ticket = ticketOf(cookies, eventId, fan);
     if (ticket) {
       const known = statusFromTicket(ticket, await publicStatus(eventId, t), now());
       if (known) return fanAnswer(eventId, fan, known, ticket, t);
     }
-    return fanAnswer(eventId, fan, await t.redisCall(ask), ticket, t);
+    const reseat = (ticket && reseatProof(ticket)) ?? undefined;
+    return fanAnswer(eventId, fan, await t.redisCall(() => ask(reseat)), ticket, t);
   }
 
   async function handle(req: Request, url: URL, eventId: string, me: boolean, t: Timing): Promise<Response> {
@@ -220,15 +237,19 @@ export function createDoor(opts: DoorOptions): Door {
         const limit = { address: ip, ...DOOR_LIMITS.join };
         // Inline closures, not a named one: run through tsx (`npm run door`), every named function
         // created per request costs an Object.defineProperty of its name (esbuild's keepNames).
-        if (rejoin === "1") return fanAnswer(eventId, fan, await t.redisCall(() => joinRoom(opts.store, eventId, fan.id, { now: now(), rejoin: true, limit })), null, t);
-        return fanStatus(cookies, eventId, fan, t, () => joinRoom(opts.store, eventId, fan.id, { now: now(), rejoin: false, limit }));
+        if (rejoin === "1") {
+          const ticket = ticketOf(cookies, eventId, fan);
+          const reseat = (ticket && reseatProof(ticket)) ?? undefined;
+          return fanAnswer(eventId, fan, await t.redisCall(() => joinRoom(opts.store, eventId, fan.id, { now: now(), rejoin: true, limit, reseat })), ticket, t);
+        }
+        return fanStatus(cookies, eventId, fan, t, (reseat) => joinRoom(opts.store, eventId, fan.id, { now: now(), rejoin: false, limit, reseat }));
       }
       throw new AppError("method_not_allowed", "method_not_allowed", "Use GET to read the queue or POST to join it.");
     }
     if (method === "GET" || method === "HEAD") {
       const cookies = req.headers.get("cookie");
       const fan = await user(req, cookies, t, "Sign in to see your place in the queue.");
-      return fanStatus(cookies, eventId, fan, t, () => fanRoomStatus(opts.store, eventId, fan.id, now()));
+      return fanStatus(cookies, eventId, fan, t, (reseat) => fanRoomStatus(opts.store, eventId, fan.id, now(), reseat));
     }
     if (method === "DELETE") {
       const fan = await user(req, req.headers.get("cookie"), t, "Sign in to see your place in the queue.");

@@ -51,7 +51,7 @@ const scripts = () => ({
  */
 export async function holdInRedis(input: RedisHoldInput): Promise<number[]> {
   const { eventId, holdId, fanId, expiresAt, perFanLimit, request, slot } = input;
-  const slotKeys = slot && slot.position > 0 ? [slot.key] : [];
+  const slotKeys = slot && slot.position !== 0 ? [slot.key] : [];
   const keys = scriptKeys(eventId, holdId);
   const common = [holdId, fanId, String(expiresAt.getTime()), String(perFanLimit), String(slotKeys.length ? slot!.position : 0)];
   const s = scripts();

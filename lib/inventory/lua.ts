@@ -21,7 +21,8 @@
 /**
  * Shared prologue: parse common ARGV and check readiness, the fan's admission slot and
  * the per-fan limit. ARGV[5] is the queue position of the fan's admission token ('0': no
- * check, e.g. a late payment's re-claim); then the LAST key is the waiting room's `slots`
+ * check, e.g. a late payment's re-claim; negative for a place re-seated after Redis lost the
+ * queue, lib/waiting-room/lua.ts); then the LAST key is the waiting room's `slots`
  * ZSET (same hash tag) and the slot must still be running (its score, the ms it frees, is
  * in the future by Redis's clock): a token whose slot was freed — the fan left, bought or
  * timed out — holds nothing (→ NO_SLOT).
@@ -30,7 +31,7 @@ const PROLOGUE = `
 local meta, free, owner, fan, holds, holdKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 if redis.call('HGET', meta, 'ready') ~= '1' then return {'NOT_READY'} end
 local holdId, fanId, expires, limit, slotPos = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
-if slotPos > 0 then
+if slotPos ~= 0 then
   local untilMs = tonumber(redis.call('ZSCORE', KEYS[#KEYS], slotPos) or '0')
   local t = redis.call('TIME')
   if untilMs <= t[1] * 1000 + math.floor(t[2] / 1000) then return {'NO_SLOT'} end

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { PollWheel, nextPollMs, turnNear } from "@/lib/simulator/waiting";
 import type { PublicQueueStatus } from "@/lib/waiting-room/room";
 
-const pub = (servingCounter: number): PublicQueueStatus => ({ servingCounter, queueLength: 1_000, active: 0, ratePerMinute: 600, activeCap: 100, pacedRate: null, paused: false, onSaleAt: 0, now: 0, preQueueSize: 0, servingDraw: -1 });
+const pub = (servingCounter: number): PublicQueueStatus => ({ servingCounter, queueLength: 1_000, active: 0, ratePerMinute: 600, activeCap: 100, pacedRate: null, paused: false, onSaleAt: 0, now: 0, preQueueSize: 0, servingDraw: -1, generation: "1", returning: 0 });
 
 describe("PollWheel", () => {
   it("wakes each waiting fan at its first look that finds its turn, in turn order, and counts the looks", async () => {

@@ -1,9 +1,9 @@
 /** Redis keys of one event's waiting room; all share the event's hash tag (lib/redis.ts), and so the inventory's cluster slot. */
 import { eventKey } from "@/lib/redis-core";
 
-/** The waiting room's keys for one event, in the order the scripts take them: cfg pre pos st slots adm turns (see ./lua.ts). */
+/** The waiting room's keys for one event, in the order the scripts take them: cfg pre pos st slots adm turns back (see ./lua.ts). */
 export function queueKeys(eventId: string): string[] {
-  return ["cfg", "pre", "pos", "st", "slots", "adm", "turns"].map((k) => eventKey(eventId, "wr", k));
+  return ["cfg", "pre", "pos", "st", "slots", "adm", "turns", "back"].map((k) => eventKey(eventId, "wr", k));
 }
 
 /**

@@ -4,19 +4,31 @@
  *                pacedRate (fans/min; written only by the admission pacer, ./pacing.ts: absent = not paced)
  *   pre    ZSET  pre-queue: fanId scored by a random number fixed at join (rank = position after the on-sale)
  *   pos    HASH  fanId → position for fans who joined after the on-sale (or rejoined)
- *   st     HASH  serving (serving counter), last (ms, rate accounting), tail (joins after the on-sale)
+ *   st     HASH  serving (serving counter), last (ms, rate accounting), tail (joins after the on-sale),
+ *                gen (the queue's generation: made by the first script to find it missing, i.e. when the
+ *                queue is first used and again whenever Redis lost it), reseated (fans re-seated in it)
  *   slots  ZSET  active admissions: position scored by when the slot frees (ms)
  *   adm    ZSET  admissions in the last minute: position scored by admission time (rate cap)
  *   turns  HASH  position → holds made in this turn (a turn's slot is extended by at most a few holds)
+ *   back   ZSET  re-seated fans still waiting: k (the fan's place is -k) scored by the order its queue
+ *                ticket from a lost generation proves (draw, or 2^48 + position); served before `serving`
+ *
+ * Re-seating (docs/adr/0028): a fan with no place in this generation who presents a signed queue
+ * ticket of another generation (and the same on-sale) is put back by the order the ticket
+ * proves, ahead of everyone who joined since: before the on-sale into `pre` with its draw;
+ * after it into `back`, which admission drains first, lowest order first, at the same rate
+ * and cap. Its place is -k (k counts re-seats), so the slot, the admission token and the
+ * hold's slot check work as for any place. A fan is re-seated at most once per generation
+ * (it then has a place), and only from its own ticket (the door checks signature and fan).
  *
  * Admission is lazy: every script first advances the serving counter for the time that
  * passed — admissions spread evenly at `rate` (or `pacedRate`, when lower) fans a minute and
  * never more than `rate` in any trailing minute, never more than `cap` active slots, never
- * past the queue's end, nothing while paused. Work per call does not
+ * past the queue's end (re-seated fans first), nothing while paused. Work per call does not
  * depend on the queue's length (ZCARD, ZCOUNT, and one ZADD per fan admitted now).
  */
 const ADVANCE = `
-local cfg, pre, pos, st, slots, adm = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+local cfg, pre, pos, st, slots, adm, back = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[8]
 local now = tonumber(ARGV[1])
 local c = redis.call('HMGET', cfg, 'onSaleAt', 'rate', 'cap', 'paused', 'ttl', 'pacedRate')
 if not c[1] then return {'NO_CONFIG'} end
@@ -24,9 +36,15 @@ local onSaleAt, rate, cap, paused, ttl = tonumber(c[1]), tonumber(c[2]), tonumbe
 local pacedRate = tonumber(c[6] or '-1')
 local pace = rate
 if pacedRate > 0 and pacedRate < pace then pace = pacedRate end
-local s = redis.call('HMGET', st, 'serving', 'last', 'tail')
-local serving, last, tail = tonumber(s[1] or '0'), tonumber(s[2] or '0'), tonumber(s[3] or '0')
+local s = redis.call('HMGET', st, 'serving', 'last', 'tail', 'gen')
+local serving, last, tail, gen = tonumber(s[1] or '0'), tonumber(s[2] or '0'), tonumber(s[3] or '0'), s[4]
+if not gen then
+  local t = redis.call('TIME')
+  gen = t[1] .. string.format('%06d', tonumber(t[2]))
+  redis.call('HSET', st, 'gen', gen)
+end
 local preSize = redis.call('ZCARD', pre)
+local backSize = redis.call('ZCARD', back)
 local size = preSize + tail
 redis.call('ZREMRANGEBYSCORE', slots, '-inf', now)
 redis.call('ZREMRANGEBYSCORE', adm, '-inf', now - 60000)
@@ -38,13 +56,23 @@ if now >= onSaleAt then
     last = now
   else
     local allowance = math.floor((now - last) * pace / 60000)
-    local n = math.min(allowance, rate - redis.call('ZCARD', adm), cap - active, size - serving)
+    local n = math.min(allowance, rate - redis.call('ZCARD', adm), cap - active, size - serving + backSize)
     if n < 0 then n = 0 end
-    for p = serving + 1, serving + n do
+    local fromBack = math.min(n, backSize)
+    if fromBack > 0 then
+      local popped = redis.call('ZPOPMIN', back, fromBack)
+      for i = 1, #popped, 2 do
+        local m = -tonumber(popped[i])
+        redis.call('ZADD', slots, now + ttl, m)
+        redis.call('ZADD', adm, now, m)
+      end
+      backSize = backSize - fromBack
+    end
+    for p = serving + 1, serving + n - fromBack do
       redis.call('ZADD', slots, now + ttl, p)
       redis.call('ZADD', adm, now, p)
     end
-    serving = serving + n
+    serving = serving + n - fromBack
     active = active + n
     if n == allowance then last = last + n * 60000 / pace else last = now end
   end
@@ -53,8 +81,9 @@ end
 `;
 
 /**
- * Public status. ARGV: now → {'OK', serving, size, active, rate, cap, paused, onSaleAt, preSize, servingDraw, pacedRate} | {'NO_CONFIG'}
+ * Public status. ARGV: now → {'OK', serving, size, active, rate, cap, paused, onSaleAt, preSize, servingDraw, pacedRate, gen, backSize} | {'NO_CONFIG'}
  * rate: the organizer's; pacedRate: the pacer's (fans/min; '-1' when the event is not paced).
+ * gen: the queue's generation; backSize: re-seated fans still waiting (all ahead of position serving + 1).
  * servingDraw: pre-queue fans whose draw is ≤ it have had their turn ('-1' none yet; 2^48 all of them).
  * It lets a pre-queue fan learn that its turn came from the public, cacheable status alone,
  * so the on-sale does not make every pre-queue fan ask for its own place at once.
@@ -64,10 +93,14 @@ export const STATUS = `${ADVANCE}
 local servingDraw = '-1'
 if preSize > 0 and serving >= preSize then servingDraw = '281474976710656'
 elseif preSize > 0 and serving > 0 then servingDraw = redis.call('ZRANGE', pre, serving - 1, serving - 1, 'WITHSCORES')[2] end
-return {'OK', serving, size, active, rate, cap, paused and 1 or 0, onSaleAt, preSize, servingDraw, pacedRate}
+return {'OK', serving, size, active, rate, cap, paused and 1 or 0, onSaleAt, preSize, servingDraw, pacedRate, gen, backSize}
 `;
 
-/** Shared: the fan's position (0 = not in the queue) and, after the on-sale, their state. */
+/**
+ * Shared: the fan's position (0 = not in the queue; -k re-seated, see above) and, after the
+ * on-sale, their state; `reseat(i)` re-seats from the ticket proof in ARGV[i..i+2]
+ * (generation, order, on-sale ms; '' when no ticket) when the fan has no place.
+ */
 const FAN = `
 local fan = ARGV[2]
 local p = tonumber(redis.call('HGET', pos, fan) or '0')
@@ -76,11 +109,35 @@ if p == 0 then
   local r = redis.call('ZRANK', pre, fan)
   if r then p = r + 1 draw = redis.call('ZSCORE', pre, fan) end
 end
+local function reseat(i)
+  local tgen, order = ARGV[i] or '', tonumber(ARGV[i + 1] or '')
+  if p ~= 0 or tgen == '' or tgen == gen or not order or tonumber(ARGV[i + 2] or '') ~= onSaleAt then return end
+  if now < onSaleAt then
+    if order >= 281474976710656 then return end
+    redis.call('ZADD', pre, 'NX', ARGV[i + 1], fan)
+    p = redis.call('ZRANK', pre, fan) + 1
+    draw = ARGV[i + 1]
+    preSize = preSize + 1
+    size = size + 1
+    return
+  end
+  local k = redis.call('HINCRBY', st, 'reseated', 1)
+  redis.call('ZADD', back, ARGV[i + 1], k)
+  redis.call('HSET', pos, fan, -k)
+  p = -k
+  backSize = backSize + 1
+end
+local function turnOver()
+  if now < onSaleAt or p == 0 or (p > 0 and p > serving) or (p < 0 and redis.call('ZSCORE', back, -p)) then return false end
+  return not redis.call('ZSCORE', slots, p)
+end
 local function fanReply(tag)
-  local state, slotUntil = 'none', 0
-  if p > 0 then
+  local state, slotUntil, ahead = 'none', 0, 0
+  if p ~= 0 then
+    local lane = p < 0 and redis.call('ZRANK', back, -p)
     if now < onSaleAt then state = 'pre'
-    elseif p > serving then state = 'waiting'
+    elseif lane then state = 'waiting' ahead = lane
+    elseif p > serving then state = 'waiting' ahead = p - serving - 1 + backSize
     else
       local score = redis.call('ZSCORE', slots, p)
       if score then state = 'admitted' slotUntil = tonumber(score) else state = 'expired' end
@@ -88,32 +145,34 @@ local function fanReply(tag)
   end
   local shown = p
   if state == 'pre' then shown = 0 end
-  return {tag, state, shown, serving, size, pace, paused and 1 or 0, onSaleAt, slotUntil, draw, preSize}
+  return {tag, state, shown, serving, size, pace, paused and 1 or 0, onSaleAt, slotUntil, draw, preSize, gen, ahead}
 end
 `;
 
 /**
- * Join (idempotent). KEYS: the seven queue keys, then the caller's join counter (`wr:rl:<ip>`).
- * ARGV: now fanId randomScore rejoin(0/1) limit windowMs
+ * Join (idempotent). KEYS: the eight queue keys, then the caller's join counter (`wr:rl:<ip>`).
+ * ARGV: now fanId randomScore rejoin(0/1) limit windowMs ticketGen ticketOrder ticketOnSaleAt
  * After admission is brought up to date (and the configuration found: else NO_CONFIG, not
  * counted), the per-address limit, in the same call (the door's one Redis call per join):
  * at most `limit` joins per fixed `windowMs` window from one address for this event
  * ('0' = no limit) → {'LIMITED', msUntilTheWindowEnds}.
  * Before the on-sale: into the pre-queue with the given random score (ZADD NX keeps the first).
  * After: appended in arrival order. `rejoin` gives a fan whose turn expired a new place at the back.
- * → {'OK', state, position, serving, size, rate, paused, onSaleAt, slotUntil, draw, preSize}
+ * A fan without a place who presents a ticket of a lost generation is re-seated first (above).
+ * → {'OK', state, position, serving, size, rate, paused, onSaleAt, slotUntil, draw, preSize, gen, ahead}
  *   rate: the rate in force (the pacer's when lower than the organizer's), for the fan's ETA.
  *   draw: the fan's pre-queue draw ('-1' when the fan joined after the on-sale); preSize: pre-queue fans.
  */
 export const JOIN = `${ADVANCE}
 local limit = tonumber(ARGV[5] or '0')
 if limit > 0 then
-  local n = redis.call('INCR', KEYS[8])
-  if n == 1 then redis.call('PEXPIRE', KEYS[8], ARGV[6]) end
-  if n > limit then return {'LIMITED', redis.call('PTTL', KEYS[8])} end
+  local n = redis.call('INCR', KEYS[9])
+  if n == 1 then redis.call('PEXPIRE', KEYS[9], ARGV[6]) end
+  if n > limit then return {'LIMITED', redis.call('PTTL', KEYS[9])} end
 end
 ${FAN}
-if p > 0 and not (ARGV[4] == '1' and p <= serving and not redis.call('ZSCORE', slots, p)) then return fanReply('OK') end
+reseat(7)
+if p ~= 0 and not (ARGV[4] == '1' and turnOver()) then return fanReply('OK') end
 if now < onSaleAt then
   redis.call('ZADD', pre, 'NX', ARGV[3], fan)
   p = redis.call('ZRANK', pre, fan) + 1
@@ -130,8 +189,9 @@ end
 return fanReply('OK')
 `;
 
-/** The fan's own state without joining. ARGV: now fanId → same shape as JOIN. */
+/** The fan's own state without joining (re-seated from a lost generation's ticket). ARGV: now fanId ticketGen ticketOrder ticketOnSaleAt → same shape as JOIN. */
 export const FAN_STATUS = `${ADVANCE}${FAN}
+reseat(3)
 return fanReply('OK')
 `;
 

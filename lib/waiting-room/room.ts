@@ -45,9 +45,21 @@ export interface PublicQueueStatus {
    * their own place the moment the on-sale opens.
    */
   servingDraw: number;
+  /**
+   * The queue's generation: made when Redis first holds the queue, and again when Redis lost
+   * it. A queue ticket of another generation names a place in a queue that no longer exists:
+   * its fan asks for its own status, which re-seats it (docs/adr/0028).
+   */
+  generation: string;
+  /** Fans re-seated from a lost generation still waiting: all of them are let in before position `servingCounter + 1`. */
+  returning: number;
 }
 
-/** The fan's own place. `position` is 0 before the on-sale (the draw happens then) and when not in the queue. */
+/**
+ * The fan's own place. `position` is 0 before the on-sale (the draw happens then) and when not
+ * in the queue; negative for a fan re-seated from a lost generation (its turn does not follow
+ * the serving counter but comes before it: `ahead` says how far it is).
+ */
 export interface FanQueueStatus {
   state: "none" | "pre" | "waiting" | "admitted" | "expired";
   position: number;
@@ -67,6 +79,20 @@ export interface FanQueueStatus {
   draw: number | null;
   /** Fans in the pre-queue. */
   preQueueSize: number;
+  /** The queue's generation the place belongs to (PublicQueueStatus.generation). */
+  generation: string;
+}
+
+/**
+ * What a queue ticket proves about a fan's place in an earlier generation of the queue
+ * (./ticket.ts `reseatProof`): the generation, the fan's order in it (its draw, or
+ * DRAW_RANGE + its position) and the on-sale it was for. Passed with a join or status read,
+ * it re-seats a fan who has no place in the current generation (./lua.ts).
+ */
+export interface ReseatProof {
+  generation: string;
+  order: number;
+  onSaleAt: number;
 }
 
 /** A per-address join limit: at most `max` joins per fixed window of `windowMs` from `address`, for one event. */
@@ -92,11 +118,14 @@ async function run(store: RoomStore, script: string, eventId: string, args: (str
 /** Seconds until a fan `ahead` places back is admitted at `ratePerMinute` (≥ 1 fan/min). */
 export const etaSecondsFor = (ahead: number, ratePerMinute: number) => Math.ceil(((ahead + 1) * 60) / Math.max(1, ratePerMinute));
 
+/** The ARGV of a re-seat proof ('' × 3: none). */
+const proofArgs = (proof: ReseatProof | undefined) => (proof ? [proof.generation, proof.order, proof.onSaleAt] : ["", "", ""]);
+
 function toFanStatus(r: (string | number)[], now: number): FanQueueStatus {
-  const [, state, position, serving, size, rate, paused, onSaleAt, slotUntil, draw, preSize] = r;
+  const [, state, position, serving, size, rate, paused, onSaleAt, slotUntil, draw, preSize, generation, behind] = r;
   const p = Number(position);
   const s = Number(serving);
-  const ahead = state === "waiting" ? Math.max(0, p - s - 1) : 0;
+  const ahead = state === "waiting" ? Math.max(0, Number(behind)) : 0;
   return {
     state: state as FanQueueStatus["state"],
     position: p,
@@ -110,6 +139,7 @@ function toFanStatus(r: (string | number)[], now: number): FanQueueStatus {
     etaSeconds: state === "waiting" && Number(paused) !== 1 ? etaSecondsFor(ahead, Number(rate)) : state === "pre" ? Math.max(0, Math.ceil((Number(onSaleAt) - now) / 1000)) : null,
     draw: Number(draw) >= 0 ? Number(draw) : null,
     preQueueSize: Number(preSize),
+    generation: String(generation),
   };
 }
 
@@ -140,30 +170,31 @@ function randomDraw(): number {
  * rank drawn now, server-side (I7); after it, the fan is appended in arrival order.
  * @param opts.rejoin a fan whose turn expired gets a new place at the back.
  * @param opts.limit the per-address join limit, checked in the same Redis call.
+ * @param opts.reseat the fan's queue ticket's proof: a fan with no place in this generation is re-seated by it.
  * @throws {RateLimitedError} 429 when `opts.limit` is exceeded.
  */
-export async function joinRoom(store: RoomStore, eventId: string, fanId: string, opts: { now?: number; rejoin?: boolean; limit?: JoinLimit } = {}): Promise<FanQueueStatus> {
+export async function joinRoom(store: RoomStore, eventId: string, fanId: string, opts: { now?: number; rejoin?: boolean; limit?: JoinLimit; reseat?: ReseatProof } = {}): Promise<FanQueueStatus> {
   const now = opts.now ?? Date.now();
   const limit = opts.limit;
   const reply = await run(
     store,
     JOIN,
     eventId,
-    [now, fanId, randomDraw(), opts.rejoin ? 1 : 0, limit?.max ?? 0, limit?.windowMs ?? 0],
+    [now, fanId, randomDraw(), opts.rejoin ? 1 : 0, limit?.max ?? 0, limit?.windowMs ?? 0, ...proofArgs(opts.reseat)],
     [eventKey(eventId, "wr", "rl", limit?.address ?? "-")],
   );
   if (reply[0] === "LIMITED") throw new RateLimitedError(Math.max(1, Math.ceil(Number(reply[1]) / 1000)));
   return toFanStatus(reply, now);
 }
 
-/** The fan's own place without joining. */
-export async function fanRoomStatus(store: RoomStore, eventId: string, fanId: string, now = Date.now()): Promise<FanQueueStatus> {
-  return toFanStatus(await run(store, FAN_STATUS, eventId, [now, fanId]), now);
+/** The fan's own place without joining; `reseat` (its queue ticket's proof) re-seats a fan with no place in this generation. */
+export async function fanRoomStatus(store: RoomStore, eventId: string, fanId: string, now = Date.now(), reseat?: ReseatProof): Promise<FanQueueStatus> {
+  return toFanStatus(await run(store, FAN_STATUS, eventId, [now, fanId, ...proofArgs(reseat)]), now);
 }
 
 /** The public status: constant Redis work whatever the queue's length. */
 export async function publicRoomStatus(store: RoomStore, eventId: string, now = Date.now()): Promise<PublicQueueStatus> {
-  const [, serving, size, active, rate, cap, paused, onSaleAt, preSize, servingDraw, pacedRate] = await run(store, STATUS, eventId, [now]);
+  const [, serving, size, active, rate, cap, paused, onSaleAt, preSize, servingDraw, pacedRate, generation, returning] = await run(store, STATUS, eventId, [now]);
   return {
     servingCounter: Number(serving),
     queueLength: Number(size),
@@ -176,6 +207,8 @@ export async function publicRoomStatus(store: RoomStore, eventId: string, now = 
     now,
     preQueueSize: Number(preSize),
     servingDraw: Number(servingDraw),
+    generation: String(generation),
+    returning: Number(returning ?? 0),
   };
 }
 

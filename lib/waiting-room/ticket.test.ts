@@ -1,33 +1,58 @@
 /**
  * Queue tickets (lib/waiting-room/ticket.ts): answered from the cookie only while that is certain,
- * never after the on-sale moved; a ticket verified once is remembered, and that never lets a
+ * never after the on-sale moved or in another generation of the queue (Redis lost it: the ticket
+ * is then the proof a fan is re-seated by); a ticket verified once is remembered, and that never lets a
  * tampered, foreign-secret, other fan's or other event's, or too old ticket through.
  */
 import { describe, expect, it } from "vitest";
 import type { PublicQueueStatus } from "@/lib/waiting-room/room";
-import { issueQueueTicket, QUEUE_TICKET_TTL_MS, readQueueTicket, statusFromTicket } from "@/lib/waiting-room/ticket";
+import { DRAW_RANGE } from "@/lib/waiting-room/draw";
+import { issueQueueTicket, QUEUE_TICKET_TTL_MS, readQueueTicket, reseatProof, statusFromTicket } from "@/lib/waiting-room/ticket";
 
 const SECRET = "a-test-secret-that-is-long-enough-000000";
-const pub = (onSaleAt: number, servingCounter = 0): PublicQueueStatus =>
-  ({ servingCounter, queueLength: 10, ratePerMinute: 60, paused: false, onSaleAt, preQueueSize: 5 }) as PublicQueueStatus;
+const pub = (onSaleAt: number, servingCounter = 0, more: Partial<PublicQueueStatus> = {}): PublicQueueStatus =>
+  ({ servingCounter, queueLength: 10, ratePerMinute: 60, paused: false, onSaleAt, preQueueSize: 5, generation: "g1", returning: 0, ...more }) as PublicQueueStatus;
 
 describe("queue tickets", () => {
   it("round-trip with the on-sale they were issued for", () => {
-    const value = issueQueueTicket({ eventId: "evt_1", fanId: "usr_1", position: 0, draw: 0.25, issuedAt: 1_000, onSaleAt: 60_000 }, SECRET);
-    expect(readQueueTicket(value, SECRET, { eventId: "evt_1", fanId: "usr_1", now: 2_000 })).toEqual({ eventId: "evt_1", fanId: "usr_1", position: 0, draw: 0.25, issuedAt: 1_000, onSaleAt: 60_000 });
+    const value = issueQueueTicket({ eventId: "evt_1", fanId: "usr_1", position: 0, draw: 0.25, issuedAt: 1_000, onSaleAt: 60_000, generation: "g1" }, SECRET);
+    expect(readQueueTicket(value, SECRET, { eventId: "evt_1", fanId: "usr_1", now: 2_000 })).toEqual({ eventId: "evt_1", fanId: "usr_1", position: 0, draw: 0.25, issuedAt: 1_000, onSaleAt: 60_000, generation: "g1" });
+    const reseated = issueQueueTicket({ eventId: "evt_1", fanId: "usr_1", position: -2, draw: null, issuedAt: 1_000, onSaleAt: 60_000, generation: "g2", order: DRAW_RANGE + 6 }, SECRET);
+    expect(readQueueTicket(reseated, SECRET, { eventId: "evt_1", fanId: "usr_1", now: 2_000 })).toMatchObject({ position: -2, generation: "g2", order: DRAW_RANGE + 6 });
   });
 
   it("answer 'pre' before the on-sale they name, and ask Redis once the on-sale has moved", () => {
-    const ticket = { eventId: "evt_1", fanId: "usr_1", position: 0, draw: 0.25, issuedAt: 1_000, onSaleAt: 60_000 };
+    const ticket = { eventId: "evt_1", fanId: "usr_1", position: 0, draw: 0.25, issuedAt: 1_000, onSaleAt: 60_000, generation: "g1" };
     expect(statusFromTicket(ticket, pub(60_000), 2_000)?.state).toBe("pre");
     // npm run demo:reset moved the on-sale and emptied the room: this place no longer exists.
     expect(statusFromTicket(ticket, pub(300_000), 2_000)).toBeNull();
   });
 
-  it("still answer 'waiting' behind the serving counter for tickets without an on-sale (issued before it was recorded)", () => {
-    const old = { eventId: "evt_1", fanId: "usr_1", position: 7, draw: null, issuedAt: 1_000 };
-    expect(statusFromTicket(old, pub(60_000, 3), 70_000)).toMatchObject({ state: "waiting", position: 7, ahead: 3 });
-    expect(statusFromTicket(old, pub(60_000, 7), 70_000)).toBeNull();
+  it("answer 'waiting' behind the serving counter, counting the re-seated fans let in before it", () => {
+    const ticket = { eventId: "evt_1", fanId: "usr_1", position: 7, draw: null, issuedAt: 1_000, onSaleAt: 60_000, generation: "g1" };
+    expect(statusFromTicket(ticket, pub(60_000, 3), 70_000)).toMatchObject({ state: "waiting", position: 7, ahead: 3, generation: "g1" });
+    expect(statusFromTicket(ticket, pub(60_000, 3, { returning: 2 }), 70_000)).toMatchObject({ state: "waiting", position: 7, ahead: 5 });
+    expect(statusFromTicket(ticket, pub(60_000, 7), 70_000)).toBeNull();
+  });
+
+  it("ask Redis in another generation of the queue, for a re-seated place, and for tickets issued before generations were recorded", () => {
+    const ticket = { eventId: "evt_1", fanId: "usr_1", position: 7, draw: null, issuedAt: 1_000, onSaleAt: 60_000, generation: "g1" };
+    expect(statusFromTicket(ticket, pub(60_000, 3, { generation: "g2" }), 70_000)).toBeNull();
+    expect(statusFromTicket({ ...ticket, position: -3, generation: "g2" }, pub(60_000, 3, { generation: "g2" }), 70_000)).toBeNull();
+    expect(statusFromTicket({ eventId: "evt_1", fanId: "usr_1", position: 7, draw: null, issuedAt: 1_000, onSaleAt: 60_000 }, pub(60_000, 3), 70_000)).toBeNull();
+  });
+
+  it("prove the order a lost place is re-seated by: a pre-queue draw ahead of every later joiner's position", () => {
+    const base = { eventId: "evt_1", fanId: "usr_1", issuedAt: 1_000, onSaleAt: 60_000, generation: "g1" };
+    expect(reseatProof({ ...base, position: 0, draw: 12_345 })).toEqual({ generation: "g1", order: 12_345, onSaleAt: 60_000 });
+    expect(reseatProof({ ...base, position: 4, draw: DRAW_RANGE - 1 })).toEqual({ generation: "g1", order: DRAW_RANGE - 1, onSaleAt: 60_000 });
+    expect(reseatProof({ ...base, position: 1, draw: null })).toEqual({ generation: "g1", order: DRAW_RANGE + 1, onSaleAt: 60_000 });
+    // A re-seated place keeps the order it was re-seated by.
+    expect(reseatProof({ ...base, position: -2, draw: null, order: DRAW_RANGE + 6 })).toEqual({ generation: "g1", order: DRAW_RANGE + 6, onSaleAt: 60_000 });
+    // No place proven: not in the queue, or no generation / on-sale on the ticket.
+    expect(reseatProof({ ...base, position: 0, draw: null })).toBeNull();
+    expect(reseatProof({ eventId: "evt_1", fanId: "usr_1", issuedAt: 1_000, onSaleAt: 60_000, position: 7, draw: null })).toBeNull();
+    expect(reseatProof({ eventId: "evt_1", fanId: "usr_1", issuedAt: 1_000, generation: "g1", position: 7, draw: null })).toBeNull();
   });
 });
 
