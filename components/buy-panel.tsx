@@ -35,8 +35,9 @@ export function BuyPanel(props: { eventId: string; slug: string; levels: Level[]
   const [picked, setPicked] = useState<MapSeat[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [pendingOrderId, setPendingOrderId] = useState<string | null>(null);
-  // The hold's idempotency key: the same one until an answer arrives, so a double click or a
-  // retry returns the same order; a new one for the next attempt.
+  // The hold's idempotency key: the same one, with the same request, until an answer arrives, so
+  // a double click or a retry returns the same order; a new one for the next attempt (a key is
+  // bound to its request: another request under it is refused, docs/adr/0025).
   const [nonce, setNonce] = useState(() => crypto.randomUUID());
   const [pending, startTransition] = useTransition();
   const [open, setOpen] = useState(true);
@@ -86,8 +87,8 @@ export function BuyPanel(props: { eventId: string; slug: string; levels: Level[]
         await new Promise((r) => setTimeout(r, wait));
       }
       if (!result) return setError(t("unreachable"));
-      if (result.ok) return router.push(`/orders/${result.orderId}`);
       setNonce(crypto.randomUUID());
+      if (result.ok) return router.push(`/orders/${result.orderId}`);
       if (result.code === "sign_in_required") return router.push(`/sign-in?next=${encodeURIComponent(`/events/${props.slug}`)}`);
       if (result.code.startsWith("admission_")) return router.push(queueUrl);
       setError(result.error);

@@ -296,6 +296,13 @@ export const orders = pgTable(
      * fan returns this order instead of a second one (docs/adr/0011).
      */
     idempotencyKey: text("idempotency_key"),
+    /**
+     * SHA-256 (hex) of the hold request that made this order under `idempotency_key`, in its
+     * canonical form (lib/orders/idempotency.ts): the key answers only the same request again;
+     * another body is a 422 (docs/adr/0025). Null for orders without a key, and for keyed
+     * orders made before fingerprints were stored, whose key then answers 422 to any request.
+     */
+    idempotencyFingerprint: text("idempotency_fingerprint"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -16,7 +16,8 @@ import { extendSlot } from "@/lib/waiting-room/queue";
 
 /**
  * Holds seats for an admitted fan. The admission token must be valid and its slot still
- * running (checked inside the Redis claim); the same `idempotencyKey` returns the same order.
+ * running (checked inside the Redis claim); the same `idempotencyKey` with the same request
+ * returns the same order, with another request a 422 `idempotency_key_mismatch`.
  * @param input.admissionToken the fan's token for this event (cookie or bearer), if any.
  * @param input.idempotencyKey the request's key (header or form nonce), if any.
  * @throws {AppError}: `rate_limited` (429), `admission_*` (401/403; `admission_slot_ended` once

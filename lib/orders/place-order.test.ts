@@ -11,12 +11,14 @@ import { ZodError } from "zod";
 import { eventSeats, lineItems, orders, priceLevels, seats } from "@/db/schema";
 import { closeDb, db } from "@/lib/db";
 import { newId } from "@/lib/ids";
-import { AppError, certainlyRolledBack } from "@/lib/errors";
+import { AppError, certainlyRolledBack, toErrorResponse } from "@/lib/errors";
 import { FanLimitError, NotEnoughSeatsError, SeatsTakenError, UnknownSeatError } from "@/lib/inventory/errors";
 import { holdInRedis, readHold, releaseInRedis, releaseUnlessWritten } from "@/lib/inventory/hold";
 import { inventoryKeys } from "@/lib/inventory/keys";
 import { rebuildInventory } from "@/lib/inventory/rebuild";
+import { holdFingerprint } from "@/lib/orders/idempotency";
 import { holdRequestSchema, PendingOrderError, placeOrder } from "@/lib/orders/place-order";
+import { releaseOrder } from "@/lib/orders/release";
 import { closeRedis, redis } from "@/lib/redis";
 import { makeFans, makeStudioShow } from "@/lib/testing/fixtures";
 
@@ -289,5 +291,118 @@ describe("holdRequestSchema", () => {
       expect(message).toBe('Say which seats: "kind" must be "seats" (with "ordinals") or "best" (with "priceLevelId" and "quantity")');
     }
     expect(holdRequestSchema.safeParse({ kind: "seats", ordinals: [1, 2] }).success).toBe(true);
+  });
+});
+
+describe("an idempotency key is bound to its request (docs/adr/0025)", () => {
+  const front = async (eventId: string) => (await db().select().from(priceLevels).where(and(eq(priceLevels.eventId, eventId), eq(priceLevels.name, "Front"))))[0]!.id;
+  const mismatch = (e: unknown) => e instanceof AppError && e.status === 422 && e.code === "idempotency_key_mismatch";
+  const ordersOf = (fanId: string) => db().select().from(orders).where(eq(orders.fanId, fanId));
+
+  it("the same key with other seats or best-available → 422 and nothing held; the same key and seats → the same order", async () => {
+    const [fan] = await makeFans(db(), 1);
+    const key = "bound-key-0001";
+    const first = await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [11] }, idempotencyKey: key });
+    expect(first.replayed).toBeUndefined();
+    for (const request of [{ kind: "seats" as const, ordinals: [12] }, { kind: "seats" as const, ordinals: [11, 12] }, { kind: "best" as const, priceLevelId: await front(show.eventId), quantity: 3 }]) {
+      const error = await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request, idempotencyKey: key }).catch((e: unknown) => e);
+      expect(mismatch(error)).toBe(true);
+      expect((error as AppError).message).toMatch(/already used for a different request/);
+    }
+    // Nothing was left behind by the refused requests: one order, one live seat (11), seat 12 free in Redis, the fan counted once.
+    expect(await ordersOf(fan!)).toHaveLength(1);
+    expect(await liveSeats(show.eventId)).toBe(1);
+    expect(await redis().getbit(inventoryKeys(show.eventId).free, 12)).toBe(1);
+    expect(Number(await redis().hget(inventoryKeys(show.eventId).fan, fan!))).toBe(1);
+    // The same request again (a retry): the same order, marked replayed.
+    const again = await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [11] }, idempotencyKey: key });
+    expect(again).toMatchObject({ orderId: first.orderId, replayed: true, status: "pending_payment", seats: [{ ordinal: 11 }] });
+  });
+
+  it("a best-available request replays with the same level and quantity only", async () => {
+    const [fan] = await makeFans(db(), 1);
+    const level = await front(show.eventId);
+    const key = "bound-key-best-1";
+    const first = await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "best", priceLevelId: level, quantity: 2 }, idempotencyKey: key });
+    expect((await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "best", priceLevelId: level, quantity: 2 }, idempotencyKey: key })).orderId).toBe(first.orderId);
+    expect(mismatch(await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "best", priceLevelId: level, quantity: 1 }, idempotencyKey: key }).catch((e: unknown) => e))).toBe(true);
+    const [back] = await db().select().from(priceLevels).where(and(eq(priceLevels.eventId, show.eventId), eq(priceLevels.name, "Back")));
+    expect(mismatch(await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "best", priceLevelId: back!.id, quantity: 2 }, idempotencyKey: key }).catch((e: unknown) => e))).toBe(true);
+    // The seats the first request got, as a seats request, are still another request.
+    const ordinals = first.seats.map((x) => x.ordinal);
+    expect(mismatch(await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals }, idempotencyKey: key }).catch((e: unknown) => e))).toBe(true);
+    expect(await ordersOf(fan!)).toHaveLength(1);
+    expect(await liveSeats(show.eventId)).toBe(2);
+  });
+
+  it("after the order was given back: the same body answers that (cancelled) order, another body 422", async () => {
+    const [fan] = await makeFans(db(), 1);
+    const key = "bound-key-given-back";
+    const first = await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [21, 22] }, idempotencyKey: key });
+    expect(await releaseOrder(db(), first.orderId, "cancelled", { actor: `fan:${fan}`, reason: "test: given back" })).toBe(true);
+    expect(mismatch(await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [23] }, idempotencyKey: key }).catch((e: unknown) => e))).toBe(true);
+    // The seats listed in another order are the same request.
+    const same = await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [22, 21] }, idempotencyKey: key });
+    expect(same).toMatchObject({ orderId: first.orderId, replayed: true, status: "cancelled" });
+    // Neither request kept a seat: the cancelled order's seats and seat 23 are free again.
+    expect(await liveSeats(show.eventId)).toBe(0);
+    for (const ordinal of [21, 22, 23]) expect(await redis().getbit(inventoryKeys(show.eventId).free, ordinal)).toBe(1);
+    expect(await ordersOf(fan!)).toHaveLength(1);
+  });
+
+  it("the same key for another show → 422", async () => {
+    const [fan] = await makeFans(db(), 1);
+    const other = await makeStudioShow(db());
+    await rebuildInventory(db(), other.eventId);
+    await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [30] }, idempotencyKey: "bound-key-two-shows" });
+    const error = await placeOrder(db(), { eventId: other.eventId, fanId: fan!, request: { kind: "seats", ordinals: [30] }, idempotencyKey: "bound-key-two-shows" }).catch((e: unknown) => e);
+    expect(mismatch(error)).toBe(true);
+    expect(await liveSeats(other.eventId)).toBe(0);
+  });
+
+  it("two requests with one key and different bodies at once: one order, the other 422", async () => {
+    const [fan] = await makeFans(db(), 1);
+    const results = await settle([
+      placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [40, 41] }, idempotencyKey: "bound-key-race" }),
+      placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [42] }, idempotencyKey: "bound-key-race" }),
+    ]);
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    expect(reasons(results).every(mismatch)).toBe(true);
+    expect(await ordersOf(fan!)).toHaveLength(1);
+    expect(Number(await redis().hget(inventoryKeys(show.eventId).fan, fan!))).toBe((await liveSeats(show.eventId)));
+  });
+
+  it("an order keyed before fingerprints were stored replays nothing: its key answers 422", async () => {
+    const [fan] = await makeFans(db(), 1);
+    const first = await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [5] }, idempotencyKey: "bound-key-legacy" });
+    await db().update(orders).set({ idempotencyFingerprint: null }).where(eq(orders.id, first.orderId));
+    expect(mismatch(await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [5] }, idempotencyKey: "bound-key-legacy" }).catch((e: unknown) => e))).toBe(true);
+    expect(await ordersOf(fan!)).toHaveLength(1);
+  });
+
+  it("answers 422 with the code, in English and in Chinese", async () => {
+    const [fan] = await makeFans(db(), 1);
+    await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [6] }, idempotencyKey: "bound-key-http-1" });
+    const error = await placeOrder(db(), { eventId: show.eventId, fanId: fan!, request: { kind: "seats", ordinals: [7] }, idempotencyKey: "bound-key-http-1" }).catch((e: unknown) => e);
+    const en = toErrorResponse(error, "req_test", "en");
+    expect(en.status).toBe(422);
+    expect(await en.json()).toMatchObject({ code: "idempotency_key_mismatch", error: expect.stringMatching(/already used for a different request/) });
+    const zh = await toErrorResponse(error, "req_test", "zh-CN").json();
+    expect(zh).toMatchObject({ code: "idempotency_key_mismatch", error: expect.stringMatching(/幂等键已用于另一个不同的请求/) });
+  });
+
+  it("the fingerprint is the request's meaning: JSON key order, unknown fields and the seats' order do not change it", () => {
+    const fp = (eventId: string, body: unknown) => holdFingerprint(eventId, holdRequestSchema.parse(body));
+    const a = fp("evt_a", JSON.parse('{"kind":"best","priceLevelId":"pl_front","quantity":2}'));
+    expect(fp("evt_a", JSON.parse('{"quantity":2,"priceLevelId":"pl_front","kind":"best"}'))).toBe(a);
+    expect(fp("evt_a", { kind: "best", priceLevelId: "pl_front", quantity: 2, note: "ignored" })).toBe(a);
+    expect(fp("evt_a", { kind: "best", priceLevelId: "pl_front", quantity: 3 })).not.toBe(a);
+    expect(fp("evt_a", { kind: "best", priceLevelId: "pl_back", quantity: 2 })).not.toBe(a);
+    expect(fp("evt_b", { kind: "best", priceLevelId: "pl_front", quantity: 2 })).not.toBe(a);
+    expect(fp("evt_a", { ordinals: [12, 3], kind: "seats" })).toBe(fp("evt_a", { kind: "seats", ordinals: [3, 12] }));
+    expect(fp("evt_a", { kind: "seats", ordinals: [3, 12] })).not.toBe(fp("evt_a", { kind: "seats", ordinals: [3, 13] }));
+    // Numeric order, not text order: [2, 10] and [10, 2] are one request.
+    expect(fp("evt_a", { kind: "seats", ordinals: [10, 2] })).toBe(fp("evt_a", { kind: "seats", ordinals: [2, 10] }));
+    expect(a).toMatch(/^[0-9a-f]{64}$/);
   });
 });

@@ -2,7 +2,8 @@
 /**
  * Server action of the event page: hold seats (explicit or best available) for the
  * signed-in, admitted fan. `nonce` is the form's idempotency key: the panel sends the same
- * one until it gets an answer, so a double click or a retried request returns the same order.
+ * one with the same request until it gets an answer, so a double click or a retried request
+ * returns the same order, and a new one after (the key is bound to its request: docs/adr/0025).
  * A refusal is `{ ok: false, error, code }` (lib/errors.ts): `sign_in_required` → the page
  * offers to sign in; `admission_*` → back to the queue; `order_pending` carries `orderId`.
  */

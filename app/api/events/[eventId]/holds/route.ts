@@ -3,8 +3,10 @@
  * hold action (app/[locale]/events/[slug]/actions.ts), for API clients and the on-sale simulator.
  * Body: `{ kind: "seats", ordinals }` or `{ kind: "best", priceLevelId, quantity }`.
  * Admission token: `Authorization: Bearer <admissionToken>` or the cookie set by
- * /queue and /queue/me. `Idempotency-Key: <8–100 chars>` (optional): the same key returns
- * the same order (201 again, with `Idempotent-Replayed: true`, and its `status` now). 201
+ * /queue and /queue/me. `Idempotency-Key: <8–100 chars>` (optional): the same key with the same
+ * body returns the same order (201 again, with `Idempotent-Replayed: true`, and its `status` now,
+ * even when it was given back or expired); the same key with another body (other seats, another
+ * quantity or level, another show) is a 422 `idempotency_key_mismatch` (docs/adr/0025). 201
  * `{ orderId, status, seats, holdExpiresAt, totalMinor, currency }`; 4xx `{ error, code }` with the action's messages
  * (429 with Retry-After when throttled; 409 `order_pending` with `orderId` when the fan
  * already has a hold for this show; 409 `not_enough` / `not_together` with `requested` and
