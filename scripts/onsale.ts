@@ -6,10 +6,12 @@
  * concentrated on the best seats), and pay through the sandbox PSP with a mix of faults
  * (abandon, decline, slow approval, webhooks duplicated / dropped / delayed past the
  * hold's expiry, a capture after the hold expired whose webhook is lost — only the PSP's
- * ledger shows it — and capture webhooks forged with a wrong secret). It runs until sold
+ * ledger shows it — capture webhooks forged with a wrong secret, short captures, and capture
+ * webhooks forged but signed with the deployment's own secret). It runs until sold
  * out or the time limit, waits for the sweeps and the ledger reconciliation to converge,
  * then runs the invariant checker (lib/reconciliation/invariants.ts) against Postgres,
- * Redis and the sandbox PSP's own records, and checks queue fairness. Exit code 1 when
+ * Redis and the sandbox PSP's own records, checks every short capture was refunded in full
+ * and no signed forgery was paid (lib/simulator/psp-faults.ts), and checks queue fairness. Exit code 1 when
  * any count is not zero.
  *
  * Without --url it prepares its own database `stararena_onsale` (dropped afterwards
@@ -42,8 +44,10 @@ const USAGE = `npm run onsale -- [flags]
   --first-share F     share of all fans clicking in the first 10 s after the on-sale (0.3, the seed's 300,000 of 1,000,000)
   --burst-seconds S   window of the burst after the on-sale (60)  --poll-seconds S  fans' status poll interval (3)   --retries N  joins each fan of the first 10 s sends again after the first answer (2)
   --connections N     sockets per app instance (96)   --door-share F  of them for joins (0.1)   --edges N  CDN edges (4)
-  --abandon --decline --slow --duplicate --drop --late-webhook --late-capture --forged F   fault shares of holds
-                      (late-capture: paid after the hold expired, webhook lost; forged: a capture webhook signed with a wrong secret)
+  --abandon --decline --slow --duplicate --drop --late-webhook --late-capture --forged --short-capture --forged-signed F   fault shares of holds
+                      (late-capture: paid after the hold expired, webhook lost; forged: a capture webhook signed with a wrong secret;
+                      short-capture: the PSP takes 1.50 less, which must be refunded in full; forged-signed: a capture webhook for the
+                      fan's open checkout with a made-up payment id, signed with the deployment's own secret, which must issue nothing)
   --outage            kill the app's (private, durable) Redis, then cut its Postgres, each for --outage-seconds (8)
                       mid-sale; a probe checks every answer is a fast 503 with a body and that all recovers by itself
   --outage-seconds S  how long each outage lasts (8)
@@ -108,6 +112,8 @@ const cfg = {
     lateWebhook: num("late-webhook", 0.03),
     lateCapture: num("late-capture", 0.02),
     forged: num("forged", 0.02),
+    shortCapture: num("short-capture", 0.02),
+    forgedSigned: num("forged-signed", 0.02),
   },
   json: str("json"),
   inject: str("inject"),
@@ -462,7 +468,10 @@ const job = R.jobViolations({
   doorJoinP99Ms: R.percentile(joinServerTimes, 0.99),
   doorP99BoundMs: cfg.doorP99Ms,
 });
-const violations = { ...R.violations(invariants, fairness), forgedWebhooksAccepted: finalCounters.forgedAccepted, retriesAnsweredWrong: finalCounters.retriesAnsweredWrong, ...job, ...(cfg.outage ? outageViolations(outageReports) : {}) };
+// The money faults against the PSP's own records: short captures refunded in full, signed forgeries never paid.
+const { checkPspFaults } = await import("@/lib/simulator/psp-faults");
+const pspFaults = await checkPspFaults(db(), { shortCaptured: sale.shortCaptured, forgedSigned: sale.forgedSigned, requested: { shortCapture: cfg.faults.shortCapture, forgedSigned: cfg.faults.forgedSigned } });
+const violations = { ...R.violations(invariants, fairness), ...pspFaults.violations, forgedWebhooksAccepted: finalCounters.forgedAccepted, retriesAnsweredWrong: finalCounters.retriesAnsweredWrong, ...job, ...(cfg.outage ? outageViolations(outageReports) : {}) };
 const ok = R.passed(violations) && converged;
 
 // ---------- report ----------
@@ -584,6 +593,8 @@ const report = {
   repairs,
   outages: outageReports,
   counters: finalCounters,
+  /** The money faults as the PSP's records show them (lib/simulator/psp-faults.ts). */
+  pspFaults: pspFaults.counted,
   fates,
   /** Seats unsold in the end, and those whose last hold was still running when the sale stopped (by non-paying fans: explained). */
   unsold: { seats: capacity - sold, heldAtStopByNonPayers: heldAtStop.byNonPayers, heldAtStopByPayers: heldAtStop.byPayers },
@@ -634,6 +645,10 @@ for (const o of outageReports) {
   );
 }
 console.log(`fates: ${JSON.stringify(fates)}; counters: ${JSON.stringify(finalCounters)}`);
+console.log(
+  `PSP money faults: ${pspFaults.counted.shortCaptures} short capture(s), ${pspFaults.counted.shortCapturesRefundedInFull} refunded in full at the PSP; ` +
+    `${pspFaults.counted.forgedSignedWebhooks} forged but signed webhook(s), ${pspFaults.violations.forgedSignedPaid} of them paid or ticketed`,
+);
 console.log(
   `CPU during the sale (s, ${report.cpu.saleSeconds} s of sale): ${Object.entries(report.cpu.duringSaleSeconds).map(([k, v]) => `${k} ${v}`).join(", ")}; ` +
     `the shop (apps, worker, Postgres, Redis) ${report.cpu.shopCpuSecondsDuringSale} s for ${report.cpu.soldDuringSale} seats sold: ${report.cpu.shopCpuMsPerSoldSeat ?? "–"} ms a seat, ${report.cpu.seatsPerShopCpuSecond ?? "–"} seats per core-second`,

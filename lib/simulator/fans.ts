@@ -6,8 +6,12 @@
  * holds 1–4 seats (best available, or map picks concentrated on the best seats), and pays
  * through the sandbox PSP with a mix of faults: abandon, decline, slow approval, webhooks
  * duplicated / dropped / delayed past the hold's expiry, a capture after the hold expired
- * whose webhook is lost, and capture webhooks forged with a wrong secret. Counters and the
- * joins (for the fairness check) are kept for the report.
+ * whose webhook is lost, capture webhooks forged with a wrong secret, short captures (the
+ * PSP takes less than the order's total: the app must refund it all), and capture webhooks
+ * forged but signed with the deployment's own secret for a real open checkout (the app must
+ * ask the PSP and issue nothing). Counters, the checkouts of the last two (checked against the
+ * PSP's records at the end, ./psp-faults.ts) and the joins (for the fairness check) are kept
+ * for the report.
  */
 import { randomBytes } from "node:crypto";
 import { SANDBOX_SIGNATURE_HEADER, signWebhookBody } from "@/lib/payments/sandbox/psp";
@@ -27,6 +31,10 @@ export interface FaultShares {
   lateWebhook: number;
   lateCapture: number;
   forged: number;
+  /** The PSP captures less than the checkout's amount; the fan pays nothing more (its hold runs out). */
+  shortCapture: number;
+  /** A `payment.captured` for the fan's open checkout, signed with the deployment's own secret, made-up payment id; the fan never pays. */
+  forgedSigned: number;
 }
 
 /** What the fans need to know about the run. */
@@ -63,7 +71,7 @@ export interface SaleSetup {
 /** What the fans did, counted for the report. */
 export type SaleCounters = ReturnType<typeof newCounters>;
 
-const newCounters = () => ({ joined: 0, joinFailed: 0, joinRetries: 0, retriesAnsweredWrong: 0, admitted: 0, held: 0, seatsHeld: 0, holdRefused: 0, gaveUp: 0, checkouts: 0, approved: 0, declined: 0, abandoned: 0, ticketedSeen: 0, meCalls: 0, statusReads: 0, lateCaptures: 0, forgedSent: 0, forgedAccepted: 0 });
+const newCounters = () => ({ joined: 0, joinFailed: 0, joinRetries: 0, retriesAnsweredWrong: 0, admitted: 0, held: 0, seatsHeld: 0, holdRefused: 0, gaveUp: 0, checkouts: 0, approved: 0, declined: 0, abandoned: 0, ticketedSeen: 0, meCalls: 0, statusReads: 0, lateCaptures: 0, forgedSent: 0, forgedAccepted: 0, shortCaptures: 0, forgedSignedSent: 0 });
 
 /** The sale as the fans see it: start each fan's life, stop them all, read what they did. */
 export interface Sale {
@@ -97,6 +105,10 @@ export interface Sale {
    * {@link jobViolations}).
    */
   readonly unpaidByDesign: ReadonlySet<string>;
+  /** Checkouts the PSP captured short (each must end refunded in full). */
+  readonly shortCaptured: readonly string[];
+  /** Orders (and their open checkouts) named by a forged but correctly signed capture webhook (none may be ticketed). */
+  readonly forgedSigned: readonly { orderId: string; checkoutId: string }[];
   /** Pre-queue joins (when each answered) and later joins (sent, answered, position), for the fairness check. */
   readonly preJoins: { fanId: string; doneAt: number }[];
   readonly laterJoins: (TimedJoin & { fanId: string })[];
@@ -108,7 +120,7 @@ export interface Sale {
  * admission through `onAdmitted` (required here), so no price levels and no PSP faults.
  */
 export function createCrowdSale(setup: Omit<SaleSetup, "levels" | "ordinalsByLevel" | "faults" | "onAdmitted"> & { onAdmitted: NonNullable<SaleSetup["onAdmitted"]> }): Sale {
-  return createSale({ ...setup, levels: [], ordinalsByLevel: [], faults: { abandon: 0, decline: 0, slow: 0, duplicate: 0, drop: 0, lateWebhook: 0, lateCapture: 0, forged: 0 } });
+  return createSale({ ...setup, levels: [], ordinalsByLevel: [], faults: { abandon: 0, decline: 0, slow: 0, duplicate: 0, drop: 0, lateWebhook: 0, lateCapture: 0, forged: 0, shortCapture: 0, forgedSigned: 0 } });
 }
 
 /** The simulated fans of one run. */
@@ -125,6 +137,8 @@ export function createSale(setup: SaleSetup): Sale {
   const counters = newCounters();
   const fates: Record<string, number> = {};
   const unpaidByDesign = new Set<string>();
+  const shortCaptured: string[] = [];
+  const forgedSigned: { orderId: string; checkoutId: string }[] = [];
   const preJoins: { fanId: string; doneAt: number }[] = [];
   const laterJoins: (TimedJoin & { fanId: string })[] = [];
   // A fan's pause ends early when the sale stops. Each pause registers its own wake-up (and
@@ -255,7 +269,7 @@ export function createSale(setup: SaleSetup): Sale {
 
   async function pay(i: number, order: { orderId: string; holdExpiresAt: string; totalMinor: number; currency: string; checkoutUrl?: string }, fate: Fate): Promise<void> {
     fates[fate] = (fates[fate] ?? 0) + 1;
-    if (fate === "abandon" || fate === "forged" || fate === "lateCapture") unpaidByDesign.add(order.orderId);
+    if (fate === "abandon" || fate === "forged" || fate === "lateCapture" || fate === "shortCapture" || fate === "forgedSigned") unpaidByDesign.add(order.orderId);
     if (fate === "abandon") {
       counters.abandoned++;
       return;
@@ -307,6 +321,32 @@ export function createSale(setup: SaleSetup): Sale {
       if ((await act(id, "approve")) === "captured") counters.lateCaptures++;
       return;
     }
+    if (fate === "forgedSigned") {
+      // A capture webhook for this real, open checkout with a made-up payment id, signed with
+      // the deployment's own secret (a leaked secret, a replayed test event): the app must ask
+      // the PSP, which has no such payment, and issue nothing.
+      const body = JSON.stringify({
+        id: `sbx_evt_forgedsigned${i}x${Date.now().toString(36)}`,
+        object: "event",
+        type: "payment.captured",
+        created: Math.floor(Date.now() / 1000),
+        data: { checkout: { id, object: "checkout", order_id: order.orderId, status: "captured", amount_minor: order.totalMinor, currency: order.currency, payment_id: `sbx_pay_madeup${i}x${Date.now().toString(36)}`, captured_at: new Date().toISOString() } },
+      });
+      const r = await client.request(`/api/payments/webhooks/sandbox`, {
+        method: "POST",
+        rawBody: body,
+        instance: i,
+        endpoint: "forged signed webhook",
+        lane: "shop",
+        headers: { "content-type": "application/json", [SANDBOX_SIGNATURE_HEADER]: signWebhookBody(body) },
+      });
+      // Sent once the app answered at all (a 5xx leaves the PSP's retries to a real PSP; the check is the same).
+      if (r.status !== 0) {
+        counters.forgedSignedSent++;
+        forgedSigned.push({ orderId: order.orderId, checkoutId: id });
+      }
+      return; // and never pays: the hold expires
+    }
     if (fate === "forged") {
       // Someone posts a capture webhook for this checkout, signed with a secret that is not the PSP's.
       const body = JSON.stringify({
@@ -329,6 +369,15 @@ export function createSale(setup: SaleSetup): Sale {
       return; // and never pays: the hold expires
     }
     await sleep(rand(1_000, 4_000)); // typing the card number
+    if (fate === "shortCapture") {
+      // The PSP takes 1.50 less than the order's total: money that cannot become these tickets.
+      await setFaults(id, { shortCaptureMinor: 150 });
+      if ((await act(id, "approve")) === "captured") {
+        counters.shortCaptures++;
+        shortCaptured.push(id);
+      }
+      return; // the fan pays nothing more: the hold expires
+    }
     if (fate === "decline") {
       await act(id, "decline");
       if (Math.random() < 0.5) {
@@ -502,6 +551,8 @@ export function createSale(setup: SaleSetup): Sale {
     },
     fates,
     unpaidByDesign,
+    shortCaptured,
+    forgedSigned,
     preJoins,
     laterJoins,
   };
