@@ -145,4 +145,31 @@ describe("a queue that survives losing Redis", () => {
     expect(await verifyAdmissionToken(token, { fanId: fans[5]!.id, eventId, now: clock.t })).toEqual({ position: six.body.position });
     await expect(holdForFan(db(), { eventId, fanId: fans[5]!.id, request: { kind: "seats", ordinals: [5] }, admissionToken: token })).resolves.toMatchObject({ seats: [{ ordinal: 5 }] });
   });
+
+  it("puts a pre-queue fan back with its draw: its turn after the on-sale comes where the draw put it, ahead of later joiners", async () => {
+    const t0 = Date.now();
+    const clock = { t: t0 };
+    const onSaleAt = t0 + 60_000;
+    const { eventId } = await makeStudioShow(db(), { onSaleAt: new Date(onSaleAt), startsAt: new Date(t0 + 24 * HOUR), admissionRatePerMinute: 60, activeCap: 100 });
+    const d = createDoor({ store: appRoomStore(db()), secret: env().BETTER_AUTH_SECRET, origins: [ORIGIN], secureCookies: false, now: () => clock.t });
+    const queue = `/api/events/${eventId}/queue`;
+    const ticketName = queueTicketCookieName(eventId);
+    const [a, b, late] = [fans[0]!, fans[1]!, fans[2]!];
+    const ja = await send(d, "POST", queue, session(a));
+    const jb = await send(d, "POST", queue, session(b));
+    expect([ja.body.state, jb.body.state]).toEqual(["pre", "pre"]);
+
+    await redis().del(...queueKeys(eventId));
+
+    clock.t = t0 + 1_000;
+    const ra = await send(d, "GET", `${queue}/me`, `${session(a)}; ${ticketName}=${ja.cookies[ticketName]}`);
+    const rb = await send(d, "POST", queue, `${session(b)}; ${ticketName}=${jb.cookies[ticketName]}`);
+    // The same draws as before the loss (a fresh join would have drawn again).
+    expect([ra.body.state, ra.body.draw, rb.body.state, rb.body.draw]).toEqual(["pre", ja.body.draw, "pre", jb.body.draw]);
+    clock.t = onSaleAt + 100;
+    expect((await send(d, "POST", queue, session(late))).body).toMatchObject({ state: "waiting", position: 3 });
+    const places = [await send(d, "GET", `${queue}/me`, `${session(a)}; ${ticketName}=${ra.cookies[ticketName]}`), await send(d, "GET", `${queue}/me`, `${session(b)}; ${ticketName}=${rb.cookies[ticketName]}`)];
+    const drawOrder = (ja.body.draw as number) < (jb.body.draw as number) ? [1, 2] : [2, 1];
+    expect(places.map((r) => r.body.position)).toEqual(drawOrder);
+  });
 });
