@@ -6,11 +6,12 @@
 import Stripe from "stripe";
 import { afterEach, describe, expect, it, vi } from "vitest";
 
-import { PaymentProviderError, WebhookSignatureError } from "@/lib/payments/provider";
+import { ForeignWebhookError, PaymentProviderError, WebhookSignatureError } from "@/lib/payments/provider";
 import {
   STRIPE_MIN_SESSION_LIFETIME_MS,
   STRIPE_SESSION_EXPIRY_SLACK_MS,
   StripeProvider,
+  stripeKeyMode,
   stripeSessionExpiresAt,
   stripeSessionExpiryCandidates,
   toPaymentProviderError,
@@ -242,6 +243,40 @@ describe("StripeProvider.verifyWebhook", () => {
     const noSecret = new StripeProvider({ secretKey: "sk_test_unused", webhookSecret: "" });
     const payload = eventPayload("checkout.session.completed", session());
     await expect(noSecret.verifyWebhook(payload, signedHeaders(payload))).rejects.toBeInstanceOf(WebhookSignatureError);
+  });
+});
+
+describe("events of another mode or account", () => {
+  const completedWith = (fields: Record<string, unknown>) => {
+    const payload = JSON.stringify({ ...(JSON.parse(eventPayload("checkout.session.completed", session(), "evt_foreign")) as Record<string, unknown>), ...fields });
+    return { payload, headers: signedHeaders(payload) };
+  };
+
+  it("reads the mode from the key: sk_/rk_ test and live; anything else unknown", () => {
+    expect([stripeKeyMode("sk_test_x"), stripeKeyMode("rk_test_x"), stripeKeyMode("sk_live_x"), stripeKeyMode("rk_live_x"), stripeKeyMode(""), stripeKeyMode("pk_test_x")]).toEqual([false, false, true, true, null, null]);
+  });
+
+  it("refuses a signed live event for a test key and a signed test event for a live key; accepts its own mode", async () => {
+    const test = new StripeProvider({ secretKey: "sk_test_unused", webhookSecret: SECRET });
+    const live = new StripeProvider({ secretKey: "rk_live_unused", webhookSecret: SECRET });
+    const liveEvent = completedWith({ livemode: true });
+    const testEvent = completedWith({ livemode: false });
+    await expect(test.verifyWebhook(liveEvent.payload, liveEvent.headers)).rejects.toMatchObject({ code: "foreign_webhook", eventId: "evt_foreign", mismatch: { livemode: true, keyLivemode: false, account: null } });
+    await expect(live.verifyWebhook(testEvent.payload, testEvent.headers)).rejects.toBeInstanceOf(ForeignWebhookError);
+    await expect(test.verifyWebhook(testEvent.payload, testEvent.headers)).resolves.toMatchObject({ type: "payment.captured" });
+    await expect(live.verifyWebhook(liveEvent.payload, liveEvent.headers)).resolves.toMatchObject({ type: "payment.captured" });
+  });
+
+  it("refuses any event naming a (Connect) account: this deployment has none", async () => {
+    const test = new StripeProvider({ secretKey: "sk_test_unused", webhookSecret: SECRET });
+    const other = completedWith({ account: "acct_other" });
+    await expect(test.verifyWebhook(other.payload, other.headers)).rejects.toMatchObject({ code: "foreign_webhook", mismatch: { account: "acct_other" } });
+  });
+
+  it("checks the signature first: a foreign event with a bad signature is a signature error", async () => {
+    const test = new StripeProvider({ secretKey: "sk_test_unused", webhookSecret: SECRET });
+    const { payload } = completedWith({ livemode: true });
+    await expect(test.verifyWebhook(payload, signedHeaders(payload, { secret: "whsec_other" }))).rejects.toBeInstanceOf(WebhookSignatureError);
   });
 });
 
