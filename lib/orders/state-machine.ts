@@ -37,9 +37,9 @@ export const ORDER_TRANSITIONS: Record<OrderStatus, readonly OrderStatus[]> = {
 };
 
 /**
- * Allowed payment transitions. `captured → cancelled`: a capture believed from a webhook
- * that the PSP's own records do not have (docs/adr/0010); should the PSP capture it after
- * all, `cancelled → captured` applies it as a late payment.
+ * Allowed payment transitions. `captured → cancelled`: a capture held without the PSP's
+ * confirmation that the PSP's own records do not have (docs/adr/0010, 0023); should the PSP
+ * capture it after all, `cancelled → captured` applies it as a late payment.
  */
 const PAYMENT_TRANSITIONS: Record<PaymentStatus, readonly PaymentStatus[]> = {
   created: ["pending", "captured", "declined", "cancelled"],

@@ -17,8 +17,9 @@
  * - a capture the app already has → marked confirmed;
  * - a payment refunded in part (docs/adr/0020) is still kept money: its refunded total is
  *   matched to our partial refunds (missing ones sent again, unknown ones for a person).
- * app → PSP: every captured payment not yet confirmed (believed from a webhook alone) and
- * not in the ledger is asked about (active query); if the PSP has no capture, it is a
+ * app → PSP: every captured payment not yet confirmed by the PSP's record (every capture
+ * recorded through lib/payments/apply.ts is: a safety net, docs/adr/0023) and not in the
+ * ledger is asked about (active query); if the PSP has no capture, it is a
  * `capture_missing_at_psp` discrepancy: the tickets are voided, the seats go back on sale
  * (lib/payments/void.ts), and the organizer sees it.
  * Every finding is a discrepancy (kind, order, action). Idempotent: a second pass over the
@@ -236,7 +237,7 @@ export async function reconcileLedger(
   }
   await flushConfirms();
 
-  // app → PSP: captures believed from a webhook alone that the ledger did not list.
+  // app → PSP: captures without the PSP's confirmation that the ledger did not list.
   const listedIds = new Set(listed.map((e) => e.checkoutSessionId));
   const unconfirmed = await db
     .select({ payment: payments, eventId: orders.eventId })
