@@ -14,7 +14,7 @@ import { closeRedis, eventKey, globalKey, hashTagged, InvalidKeyPartError, luaSc
 import { assertOneSlot, CrossSlotKeysError, keyHashTag } from "@/lib/redis-core";
 import { patternHashTag } from "@/lib/redis-tcp";
 import { parseEnv } from "@/lib/env";
-import { admissionSlotKey, queueKeys } from "@/lib/waiting-room/keys";
+import { admissionSlotKey, queueKeys, queueStateKey } from "@/lib/waiting-room/keys";
 
 afterAll(async () => {
   await closeRedis();
@@ -30,7 +30,7 @@ describe("one event's keys share one slot, by construction", () => {
         const k = inventoryKeys(eventId);
         const lists = [
           [...queueKeys(eventId), eventKey(eventId, "wr", "rl", "203.0.113.7")], // join
-          [...scriptKeys(eventId, id), rowsKey(eventId, id), admissionSlotKey(eventId)], // hold
+          [...scriptKeys(eventId, id), rowsKey(eventId, id), queueStateKey(eventId), admissionSlotKey(eventId)], // hold
           [k.meta, k.free, k.owner, k.fan, k.holds, k.lock, holdKey(eventId, "")], // rebuild
         ];
         for (const keys of lists) {

@@ -108,7 +108,7 @@ export async function liveStats(db: Db, eventId: string, opts: { windowMinutes?:
         where o.event_id = ${eventId} and t.at >= ${since}`,
   );
   const payments = flow.captured + flow.declined;
-  const queue = await publicQueueStatus(db, eventId, now.getTime());
+  const queue = await publicQueueStatus(db, eventId, opts.now?.getTime());
   return {
     at: now.toISOString(),
     queue,

@@ -3,13 +3,15 @@
  * `Request → Response` interface exactly as both deployments call it, with an injected clock:
  * one position per fan under concurrent joins, retries answered from the queue ticket
  * without a Redis write, a turn that came always asked about in Redis, the join limit
- * inside the join's own Redis call, and the same refusals as every other route.
+ * inside the join's own Redis call, and the same refusals as every other route; and, on real
+ * time, that doors whose clocks are 30 s ahead and behind admit, time and free slots by Redis's.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, db } from "@/lib/db";
 import { createDoor, DOOR_LIMITS, type Door } from "@/lib/door/handler";
 import { CLIENT_IP_HEADER } from "@/lib/client-ip";
 import { env } from "@/lib/env";
+import { redisNowMs } from "@/lib/clock";
 import { closeRedis, redis } from "@/lib/redis";
 import { createFansWithSessions, type SimFan } from "@/lib/simulator/sessions";
 import { makeStudioShow } from "@/lib/testing/fixtures";
@@ -30,9 +32,9 @@ afterAll(async () => {
   await closeRedis();
 });
 
-/** A door on the app's store with a clock the test moves. */
+/** A door on the app's store with a clock the test moves (its own, and the queue's simulated Redis clock). */
 function door(clock: { t: number }): Door {
-  return createDoor({ store: appRoomStore(db()), secret: env().BETTER_AUTH_SECRET, origins: [ORIGIN], secureCookies: false, now: () => clock.t });
+  return createDoor({ store: appRoomStore(db()), secret: env().BETTER_AUTH_SECRET, origins: [ORIGIN], secureCookies: false, now: () => clock.t, queueNow: () => clock.t });
 }
 
 const session = (f: SimFan) => `better-auth.session_token=${f.sessionCookie}; better-auth.session_data=${f.sessionDataCookie}`;
@@ -98,7 +100,7 @@ describe("the door", () => {
     clock.t = onSaleAt + 5_000;
     const turn = await send(d, "GET", `/api/events/${eventId}/queue/me`, { cookie: `${session(fan)}; ${ticket}` });
     expect(turn.body).toMatchObject({ state: "admitted", position: 1 });
-    await expect(verifyAdmissionToken(turn.body.admissionToken as string, { fanId: fan.id, eventId, now: clock.t })).resolves.toEqual({ position: 1 });
+    await expect(verifyAdmissionToken(turn.body.admissionToken as string, { fanId: fan.id, eventId, now: clock.t })).resolves.toEqual({ position: 1, generation: turn.body.generation });
     expect(turn.timing.redis).toBeGreaterThan(0);
     // Both cookies in one answer: the admission token for the hold path, and the ticket for the new place.
     expect(turn.cookies[admissionCookieName(eventId)]).toBe(turn.body.admissionToken);
@@ -163,5 +165,45 @@ describe("the door", () => {
     expect(await d(new Request("http://127.0.0.1:3000/api/events"))).toBeNull();
     const left = await send(d, "DELETE", `/api/events/${eventId}/queue/me`, { cookie: session(fan) });
     expect(left).toMatchObject({ status: 200, body: { left: true, freedSlot: false } });
+  });
+
+  it("admits, times and frees slots by Redis's clock whatever the door's own clock says (30 s ahead or behind)", async () => {
+    const { eventId } = await makeStudioShow(db(), { onSaleAt: new Date(Date.now() - 60_000), admissionRatePerMinute: 60, activeCap: 100 });
+    // Two doors on real time, no simulated queue clock: one 30 s ahead, one 30 s behind.
+    const ahead = createDoor({ store: appRoomStore(db()), secret: env().BETTER_AUTH_SECRET, origins: [ORIGIN], secureCookies: false, now: () => Date.now() + 30_000 });
+    const behind = createDoor({ store: appRoomStore(db()), secret: env().BETTER_AUTH_SECRET, origins: [ORIGIN], secureCookies: false, now: () => Date.now() - 30_000 });
+    const queue = `/api/events/${eventId}/queue`;
+    await send(behind, "GET", queue, { origin: null }); // the configuration into Redis
+    await redis().hset(queueKeys(eventId)[0]!, { ttl: 2_000 }); // 2-s turns: a slot's end within the test
+    const group = fans.slice(330, 335);
+    for (const f of group) expect((await send(behind, "POST", queue, { cookie: session(f) })).body).toMatchObject({ state: "waiting" });
+
+    // Read through the door 30 s ahead a moment later: by Redis's clock no time has passed, so
+    // nobody is let in (with the door's clock, the 60 s between the two doors' clocks let all 5 in).
+    const pub = await send(ahead, "GET", queue, { origin: null });
+    expect(pub.body.servingCounter).toBe(0);
+    expect(Math.abs((pub.body.now as number) - (await redisNowMs()))).toBeLessThan(1_000);
+
+    // A second later, one admission (60 a minute); its slot ends 2 s after it by Redis's clock.
+    await new Promise((r) => setTimeout(r, 1_100));
+    const first = await send(ahead, "GET", `${queue}/me`, { cookie: session(group[0]!) });
+    expect(first.body).toMatchObject({ state: "admitted", position: 1, servingCounter: 1 });
+    const until = first.body.admittedUntil as number;
+    expect(Math.abs(until - ((await redisNowMs()) + 2_000))).toBeLessThan(500);
+    // The door 30 s ahead does not end it early…
+    expect((await send(ahead, "GET", `${queue}/me`, { cookie: session(group[0]!) })).body).toMatchObject({ state: "admitted", admittedUntil: until });
+    // …and the door 30 s behind does not keep it past its end.
+    while ((await redisNowMs()) <= until) await new Promise((r) => setTimeout(r, until + 20 - Date.now()));
+    expect((await send(behind, "GET", `${queue}/me`, { cookie: session(group[0]!) })).body).toMatchObject({ state: "expired" });
+    // Every place let in since is still in its turn; place 1's has ended.
+    const after = (await send(behind, "GET", queue, { origin: null })).body;
+    expect(after.servingCounter).toBeGreaterThanOrEqual(2);
+    expect(after.active).toBe((after.servingCounter as number) - 1);
+
+    // The on-sale too: 20 s before it by Redis's clock, a join through the door 30 s ahead goes into the pre-queue.
+    const soon = await makeStudioShow(db(), { onSaleAt: new Date(Date.now() + 20_000) });
+    const pre = await send(ahead, "POST", `/api/events/${soon.eventId}/queue`, { cookie: session(group[1]!) });
+    expect(pre.body).toMatchObject({ state: "pre", position: 0 });
+    expect(pre.body.etaSeconds).toBeGreaterThan(15);
   });
 });

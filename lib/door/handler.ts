@@ -62,8 +62,13 @@ export interface DoorOptions {
   fallbackUser?: (headers: Headers) => Promise<SessionUser | null>;
   /** Set cookies with `Secure` (the app is served over https). */
   secureCookies: boolean;
-  /** Clock (ms), for tests. */
+  /**
+   * This process's clock (ms), for tests: session cookies, the per-address status limit, queue
+   * tickets' age. It decides no admission: the queue's scripts use Redis's clock (docs/adr/0024).
+   */
   now?: () => number;
+  /** A test's simulated Redis clock for the queue's scripts (ms); absent in production, where Redis's TIME decides. */
+  queueNow?: () => number;
 }
 
 /** A door request handler: the answer, or null when the path is not the door's. */
@@ -114,6 +119,7 @@ class Timing {
  */
 export function createDoor(opts: DoorOptions): Door {
   const now = opts.now ?? Date.now;
+  const queueNow = opts.queueNow ?? (() => undefined);
   const statusLimit = new WindowCounter(DOOR_LIMITS.status.max, DOOR_LIMITS.status.windowMs, now);
   const memo = new Map<string, { at: number; status: Promise<PublicQueueStatus> }>();
   /** Each memoized public status as JSON, written once: every status read in its 250 ms answers the same body. */
@@ -125,7 +131,7 @@ export function createDoor(opts: DoorOptions): Door {
     const at = now();
     const hit = memo.get(eventId);
     if (hit && at - hit.at < STATUS_MEMO_MS) return hit.status;
-    const status = t.redisCall(() => publicRoomStatus(opts.store, eventId, at));
+    const status = t.redisCall(() => publicRoomStatus(opts.store, eventId, queueNow()));
     memo.set(eventId, { at, status });
     status.catch(() => memo.delete(eventId));
     if (memo.size > 1_000) memo.delete(memo.keys().next().value!);
@@ -157,7 +163,7 @@ export function createDoor(opts: DoorOptions): Door {
     const headers: [string, string][] = [["Cache-Control", PRIVATE_NO_STORE]];
     let admissionToken: string | null = null;
     if (status.state === "admitted" && status.admittedUntil) {
-      admissionToken = await issueAdmissionToken({ fanId: fan.id, eventId, position: status.position, expiresAt: status.admittedUntil, now: now() });
+      admissionToken = await issueAdmissionToken({ fanId: fan.id, eventId, position: status.position, generation: status.generation, expiresAt: status.admittedUntil, now: now() });
       headers.push(["Set-Cookie", cookie(admissionCookieName(eventId), admissionToken, status.admittedUntil)]);
     }
     if (status.state !== "none" && (hadTicket?.position !== status.position || hadTicket?.draw !== status.draw || hadTicket?.generation !== status.generation)) {
@@ -204,7 +210,7 @@ export function createDoor(opts: DoorOptions): Door {
   async function fanStatus(cookies: string | null, eventId: string, fan: SessionUser, t: Timing, ask: (reseat: ReseatProof | undefined) => Promise<FanQueueStatus>): Promise<Response> {
     const ticket = ticketOf(cookies, eventId, fan);
     if (ticket) {
-      const known = statusFromTicket(ticket, await publicStatus(eventId, t), now());
+      const known = statusFromTicket(ticket, await publicStatus(eventId, t));
       if (known) return fanAnswer(eventId, fan, known, ticket, t);
     }
     const reseat = (ticket && reseatProof(ticket)) ?? undefined;
@@ -240,20 +246,20 @@ export function createDoor(opts: DoorOptions): Door {
         if (rejoin === "1") {
           const ticket = ticketOf(cookies, eventId, fan);
           const reseat = (ticket && reseatProof(ticket)) ?? undefined;
-          return fanAnswer(eventId, fan, await t.redisCall(() => joinRoom(opts.store, eventId, fan.id, { now: now(), rejoin: true, limit, reseat })), ticket, t);
+          return fanAnswer(eventId, fan, await t.redisCall(() => joinRoom(opts.store, eventId, fan.id, { now: queueNow(), rejoin: true, limit, reseat })), ticket, t);
         }
-        return fanStatus(cookies, eventId, fan, t, (reseat) => joinRoom(opts.store, eventId, fan.id, { now: now(), rejoin: false, limit, reseat }));
+        return fanStatus(cookies, eventId, fan, t, (reseat) => joinRoom(opts.store, eventId, fan.id, { now: queueNow(), rejoin: false, limit, reseat }));
       }
       throw new AppError("method_not_allowed", "method_not_allowed", "Use GET to read the queue or POST to join it.");
     }
     if (method === "GET" || method === "HEAD") {
       const cookies = req.headers.get("cookie");
       const fan = await user(req, cookies, t, "Sign in to see your place in the queue.");
-      return fanStatus(cookies, eventId, fan, t, (reseat) => fanRoomStatus(opts.store, eventId, fan.id, now(), reseat));
+      return fanStatus(cookies, eventId, fan, t, (reseat) => fanRoomStatus(opts.store, eventId, fan.id, { now: queueNow(), reseat }));
     }
     if (method === "DELETE") {
       const fan = await user(req, req.headers.get("cookie"), t, "Sign in to see your place in the queue.");
-      const { freed } = await t.redisCall(() => setRoomSlot(opts.store, eventId, fan.id, 0, now()));
+      const { freed } = await t.redisCall(() => setRoomSlot(opts.store, eventId, fan.id, 0, queueNow()));
       return json({ left: true, freedSlot: freed }, [
         ["Cache-Control", PRIVATE_NO_STORE],
         ["Set-Cookie", cookie(admissionCookieName(eventId), "", 0)],

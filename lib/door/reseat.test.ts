@@ -4,7 +4,9 @@
  * to stand for Redis coming back empty (only this event's keys: the Redis is shared). Fans who
  * held a place come back with their signed queue tickets and are seated again in the order the
  * tickets prove, before anyone who joined after the loss; a ticket is no use to another fan,
- * cannot be forged, and gives one place however often it is shown.
+ * cannot be forged, and gives one place however often it is shown. An admission token names its
+ * generation: one from the lost queue holds nothing, even where the new queue let another fan
+ * in at the same place number.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, db } from "@/lib/db";
@@ -52,7 +54,7 @@ describe("a queue that survives losing Redis", () => {
     // 60 fans a minute: one admission a second once the clock moves.
     const { eventId } = await makeStudioShow(db(), { onSaleAt: new Date(t0 - 60_000), startsAt: new Date(t0 + 24 * HOUR), admissionRatePerMinute: 60, activeCap: 100 });
     await rebuildInventory(db(), eventId);
-    const d = createDoor({ store: appRoomStore(db()), secret: env().BETTER_AUTH_SECRET, origins: [ORIGIN], secureCookies: false, now: () => clock.t });
+    const d = createDoor({ store: appRoomStore(db()), secret: env().BETTER_AUTH_SECRET, origins: [ORIGIN], secureCookies: false, now: () => clock.t, queueNow: () => clock.t });
     const queue = `/api/events/${eventId}/queue`;
     const ticketName = queueTicketCookieName(eventId);
     const withTicket = (f: SimFan, ticket: string) => `${session(f)}; ${ticketName}=${ticket}`;
@@ -142,7 +144,7 @@ describe("a queue that survives losing Redis", () => {
     const admitted = await send(d, "GET", `${queue}/me`, withTicket(fans[5]!, before[5]!));
     expect(admitted.body).toMatchObject({ state: "admitted", position: six.body.position });
     const token = admitted.cookies[admissionCookieName(eventId)]!;
-    expect(await verifyAdmissionToken(token, { fanId: fans[5]!.id, eventId, now: clock.t })).toEqual({ position: six.body.position });
+    expect(await verifyAdmissionToken(token, { fanId: fans[5]!.id, eventId, now: clock.t })).toEqual({ position: six.body.position, generation: admitted.body.generation });
     await expect(holdForFan(db(), { eventId, fanId: fans[5]!.id, request: { kind: "seats", ordinals: [5] }, admissionToken: token })).resolves.toMatchObject({ seats: [{ ordinal: 5 }] });
   });
 
@@ -151,7 +153,7 @@ describe("a queue that survives losing Redis", () => {
     const clock = { t: t0 };
     const onSaleAt = t0 + 60_000;
     const { eventId } = await makeStudioShow(db(), { onSaleAt: new Date(onSaleAt), startsAt: new Date(t0 + 24 * HOUR), admissionRatePerMinute: 60, activeCap: 100 });
-    const d = createDoor({ store: appRoomStore(db()), secret: env().BETTER_AUTH_SECRET, origins: [ORIGIN], secureCookies: false, now: () => clock.t });
+    const d = createDoor({ store: appRoomStore(db()), secret: env().BETTER_AUTH_SECRET, origins: [ORIGIN], secureCookies: false, now: () => clock.t, queueNow: () => clock.t });
     const queue = `/api/events/${eventId}/queue`;
     const ticketName = queueTicketCookieName(eventId);
     const [a, b, late] = [fans[0]!, fans[1]!, fans[2]!];
@@ -171,5 +173,41 @@ describe("a queue that survives losing Redis", () => {
     const places = [await send(d, "GET", `${queue}/me`, `${session(a)}; ${ticketName}=${ra.cookies[ticketName]}`), await send(d, "GET", `${queue}/me`, `${session(b)}; ${ticketName}=${rb.cookies[ticketName]}`)];
     const drawOrder = (ja.body.draw as number) < (jb.body.draw as number) ? [1, 2] : [2, 1];
     expect(places.map((r) => r.body.position)).toEqual(drawOrder);
+  });
+
+  it("refuses an admission token from before the loss once the new queue has let another fan in at the same place number", async () => {
+    const t0 = Date.now();
+    const clock = { t: t0 };
+    const { eventId } = await makeStudioShow(db(), { onSaleAt: new Date(t0 - 60_000), startsAt: new Date(t0 + 24 * HOUR), admissionRatePerMinute: 60, activeCap: 100 });
+    await rebuildInventory(db(), eventId);
+    const d = createDoor({ store: appRoomStore(db()), secret: env().BETTER_AUTH_SECRET, origins: [ORIGIN], secureCookies: false, now: () => clock.t, queueNow: () => clock.t });
+    const queue = `/api/events/${eventId}/queue`;
+    const [before, after] = [fans[6]!, fans[7]!];
+    await send(d, "GET", queue, "");
+    expect((await send(d, "POST", queue, session(before))).body).toMatchObject({ state: "waiting", position: 1 });
+    clock.t = t0 + 1_000;
+    const old = await send(d, "GET", `${queue}/me`, session(before));
+    expect(old.body).toMatchObject({ state: "admitted", position: 1 });
+    const oldToken = old.cookies[admissionCookieName(eventId)]!;
+
+    await redis().del(...queueKeys(eventId));
+
+    // A fan who joins the new queue gets its place 1 and is let in: slot 1 runs again, in another generation.
+    clock.t = t0 + 2_000;
+    expect((await send(d, "POST", queue, session(after))).body).toMatchObject({ state: "waiting", position: 1 });
+    clock.t = t0 + 3_000;
+    const now = await send(d, "GET", `${queue}/me`, session(after));
+    expect(now.body).toMatchObject({ state: "admitted", position: 1 });
+    expect(now.body.generation).not.toBe(old.body.generation);
+
+    // The token from before the loss names place 1 too, but of the lost generation: 403, as for an ended turn.
+    await expect(holdForFan(db(), { eventId, fanId: before.id, request: { kind: "seats", ordinals: [7] }, admissionToken: oldToken })).rejects.toMatchObject({
+      status: 403,
+      code: "admission_slot_ended",
+    });
+    // The new place 1's own token holds.
+    await expect(holdForFan(db(), { eventId, fanId: after.id, request: { kind: "seats", ordinals: [7] }, admissionToken: now.cookies[admissionCookieName(eventId)]! })).resolves.toMatchObject({
+      seats: [{ ordinal: 7 }],
+    });
   });
 });

@@ -25,12 +25,13 @@ export interface RedisHoldInput {
   perFanLimit: number;
   request: HoldRequest;
   /**
-   * The fan's admission slot, checked in the same Lua call: the waiting room's `slots`
-   * ZSET key (same hash tag as the inventory) and the position the admission token names.
-   * The slot must still be running, or the hold is refused ({@link SlotEndedError}).
+   * The fan's admission slot, checked in the same Lua call: the waiting room's `slots` ZSET
+   * key and state hash key (same hash tag as the inventory), and the position and queue
+   * generation the admission token names. The generation must be the queue's and the slot
+   * still running, or the hold is refused ({@link SlotEndedError}).
    * Omitted for holds no fan asked for (a late payment's re-claim).
    */
-  slot?: { key: string; position: number };
+  slot?: { key: string; stateKey: string; position: number; generation: string };
 }
 
 const scripts = () => ({
@@ -51,9 +52,10 @@ const scripts = () => ({
  */
 export async function holdInRedis(input: RedisHoldInput): Promise<number[]> {
   const { eventId, holdId, fanId, expiresAt, perFanLimit, request, slot } = input;
-  const slotKeys = slot && slot.position !== 0 ? [slot.key] : [];
+  const checked = slot && slot.position !== 0 ? slot : undefined;
+  const slotKeys = checked ? [checked.stateKey, checked.key] : [];
   const keys = scriptKeys(eventId, holdId);
-  const common = [holdId, fanId, String(expiresAt.getTime()), String(perFanLimit), String(slotKeys.length ? slot!.position : 0)];
+  const common = [holdId, fanId, String(expiresAt.getTime()), String(perFanLimit), String(checked?.position ?? 0), checked?.generation ?? ""];
   const s = scripts();
   const reply =
     request.kind === "seats"

@@ -22,16 +22,19 @@
  * Shared prologue: parse common ARGV and check readiness, the fan's admission slot and
  * the per-fan limit. ARGV[5] is the queue position of the fan's admission token ('0': no
  * check, e.g. a late payment's re-claim; negative for a place re-seated after Redis lost the
- * queue, lib/waiting-room/lua.ts); then the LAST key is the waiting room's `slots`
- * ZSET (same hash tag) and the slot must still be running (its score, the ms it frees, is
- * in the future by Redis's clock): a token whose slot was freed — the fan left, bought or
- * timed out — holds nothing (→ NO_SLOT).
+ * queue, lib/waiting-room/lua.ts) and ARGV[6] the queue generation the token names; then the
+ * last two keys are the waiting room's state hash and `slots` ZSET (same hash tag). The
+ * token's generation must be the queue's (`st.gen`: a place number of a queue Redis lost may
+ * be another fan's in the new one) and its slot still running (its score, the ms it frees, in
+ * the future by Redis's clock): a token whose slot was freed — the fan left, bought or timed
+ * out — or whose queue was lost holds nothing (→ NO_SLOT).
  */
 const PROLOGUE = `
 local meta, free, owner, fan, holds, holdKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 if redis.call('HGET', meta, 'ready') ~= '1' then return {'NOT_READY'} end
 local holdId, fanId, expires, limit, slotPos = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
 if slotPos ~= 0 then
+  if redis.call('HGET', KEYS[#KEYS - 1], 'gen') ~= ARGV[6] then return {'NO_SLOT'} end
   local untilMs = tonumber(redis.call('ZSCORE', KEYS[#KEYS], slotPos) or '0')
   local t = redis.call('TIME')
   if untilMs <= t[1] * 1000 + math.floor(t[2] / 1000) then return {'NO_SLOT'} end
@@ -59,14 +62,14 @@ return reply
 
 /**
  * Hold explicit seats, all or nothing.
- * KEYS: meta free owner fan holds holdKey rowHint [slots]. ARGV: holdId fanId expiresMs limit slotPosition ordinal…
+ * KEYS: meta free owner fan holds holdKey rowHint [queueState slots]. ARGV: holdId fanId expiresMs limit slotPosition slotGeneration ordinal…
  * → {'OK', ordinal…} | {'TAKEN', ordinal…} | {'FAN_LIMIT', current} | {'NOT_READY'} | {'NO_SLOT'} | {'DUPLICATE_HOLD'}
  * A TAKEN ordinal that no hold owns is sent as '?<ordinal>': the seat is not on sale in this show
  * (not one of its seats, or withheld), which only Postgres can tell apart; an owned one is plainly taken.
  */
 export const HOLD_SEATS = `${PROLOGUE}
 local picked = {}
-for i = 6, #ARGV do picked[#picked + 1] = tonumber(ARGV[i]) end
+for i = 7, #ARGV do picked[#picked + 1] = tonumber(ARGV[i]) end
 if current + #picked > limit then return {'FAN_LIMIT', tostring(current)} end
 local taken = {'TAKEN'}
 for _, o in ipairs(picked) do
@@ -85,12 +88,12 @@ ${CLAIM}`;
  * first row that may have N adjacent free seats; per level, the first that may have any) 32 at a
  * time, only as far as the search goes. Its rules are stated again, plainly, in ./hold.test.ts,
  * which checks this script against them on random levels, with holds and releases in between.
- * KEYS: meta free owner fan holds holdKey rowHint rows [slots]. ARGV: holdId fanId expiresMs limit slotPosition N
+ * KEYS: meta free owner fan holds holdKey rowHint rows [queueState slots]. ARGV: holdId fanId expiresMs limit slotPosition slotGeneration N
  * → {'OK', ordinal…} | {'NOT_ENOUGH', freeInLevel} | {'NOT_TOGETHER', largestGroup} | {'FAN_LIMIT', current} | {'NOT_READY'} | {'NO_SLOT'}
  */
 export const HOLD_BEST_AVAILABLE = `${PROLOGUE}
 local hintKey, rowsKey = KEYS[7], KEYS[8]
-local n = tonumber(ARGV[6])
+local n = tonumber(ARGV[7])
 if current + n > limit then return {'FAN_LIMIT', tostring(current)} end
 -- The whole bitmap in one read (2,500 bytes for 20,000 seats), searched in plain Lua: a call
 -- per row (BITCOUNT) and per seat (GETBIT) made a hold on a 20,000-seat level ~1,000 calls.

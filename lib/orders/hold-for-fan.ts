@@ -11,7 +11,7 @@ import { measureHold } from "@/lib/metrics/holds";
 import { placeOrder, type PlacedOrder } from "@/lib/orders/place-order";
 import { assertAdmitted } from "@/lib/waiting-room/admission";
 import { enforceLimit } from "@/lib/waiting-room/limits";
-import { admissionSlotKey } from "@/lib/waiting-room/keys";
+import { admissionSlotKey, queueStateKey } from "@/lib/waiting-room/keys";
 import { extendSlot } from "@/lib/waiting-room/queue";
 
 /**
@@ -37,8 +37,8 @@ export async function holdForFan(
         request: input.request,
         idempotencyKey: input.idempotencyKey,
         admission: async (eventId, fanId) => {
-          const { position } = await assertAdmitted(eventId, fanId, input.admissionToken);
-          return { slot: { key: admissionSlotKey(eventId), position } };
+          const { position, generation } = await assertAdmitted(eventId, fanId, input.admissionToken);
+          return { slot: { key: admissionSlotKey(eventId), stateKey: queueStateKey(eventId), position, generation } };
         },
       }),
     // A refusal the fan can read (4xx) is the hold path working; anything else counts as an error.

@@ -10,12 +10,12 @@ import { issueAdmissionToken, verifyAdmissionToken } from "@/lib/waiting-room/to
 
 /**
  * Throws unless `token` is a valid admission token of `fanId` for `eventId` now. Whether
- * its slot is still running is checked by the hold's Redis claim itself (one call), with
- * the position returned here.
- * @returns the queue position the token names.
+ * its slot is still running — in the queue's current generation — is checked by the hold's
+ * Redis claim itself (one call), with the position and generation returned here.
+ * @returns the queue position and generation the token names.
  * @throws {AdmissionTokenError} 401/403 with a message for the fan.
  */
-export async function assertAdmitted(eventId: string, fanId: string, token: string | undefined, now = Date.now()): Promise<{ position: number }> {
+export async function assertAdmitted(eventId: string, fanId: string, token: string | undefined, now = Date.now()): Promise<{ position: number; generation: string }> {
   return verifyAdmissionToken(token, { fanId, eventId, now });
 }
 
@@ -25,6 +25,6 @@ export async function assertAdmitted(eventId: string, fanId: string, token: stri
 export async function statusWithToken(db: Db, eventId: string, fanId: string, status?: FanQueueStatus): Promise<FanQueueStatus & { admissionToken: string | null }> {
   const s = status ?? (await fanQueueStatus(db, eventId, fanId));
   const admissionToken =
-    s.state === "admitted" && s.admittedUntil ? await issueAdmissionToken({ fanId, eventId, position: s.position, expiresAt: s.admittedUntil }) : null;
+    s.state === "admitted" && s.admittedUntil ? await issueAdmissionToken({ fanId, eventId, position: s.position, generation: s.generation, expiresAt: s.admittedUntil }) : null;
   return { ...s, admissionToken };
 }

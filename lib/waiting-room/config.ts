@@ -79,22 +79,23 @@ export async function refreshQueueConfig(db: Db, eventId: string): Promise<void>
   if (!(await redis().exists(key))) return;
   const event = await db.query.events.findFirst({ where: eq(events.id, eventId) });
   if (!event) return;
-  await settle(db, eventId, Date.now()); // admissions owed under the old settings first
+  await settle(db, eventId); // admissions owed under the old settings first
   await redis().hset(key, { onSaleAt: event.onSaleAt.getTime(), rate: event.admissionRatePerMinute, cap: event.activeCap });
 }
 
-/** Runs the lazy admission up to `now` (the status script advances the serving counter). */
-async function settle(db: Db, eventId: string, now: number): Promise<void> {
-  const reply = await luaScript<(string | number)[]>(STATUS).exec(queueKeys(eventId), [String(now)]);
+/** Runs the lazy admission up to now, by Redis's clock (`now`: a test's simulated one, ms): the status script advances the serving counter. */
+async function settle(db: Db, eventId: string, now?: number): Promise<void> {
+  const reply = await luaScript<(string | number)[]>(STATUS).exec(queueKeys(eventId), [now === undefined ? "" : String(now)]);
   if (reply[0] === "NO_CONFIG") await syncQueueConfig(db, eventId);
 }
 
 /**
  * Applies the organizer's controls at once: Redis (what admission reads) and Postgres (the
  * record; rate and cap). Admissions owed under the old settings are settled first.
+ * @param now a test's simulated Redis clock (ms); production passes none.
  * @throws {NoSuchQueueError}
  */
-export async function setQueueControls(db: Db, eventId: string, controls: QueueControls, now = Date.now()): Promise<void> {
+export async function setQueueControls(db: Db, eventId: string, controls: QueueControls, now?: number): Promise<void> {
   await settle(db, eventId, now);
   await writeQueueSettings(db, eventId, controls);
   const patch: Record<string, number> = {};

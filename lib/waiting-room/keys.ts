@@ -11,3 +11,9 @@ export function queueKeys(eventId: string): string[] {
  * hold's Redis claim reads it to refuse a token whose slot has ended.
  */
 export const admissionSlotKey = (eventId: string) => eventKey(eventId, "wr", "slots");
+
+/**
+ * The queue's state hash (its `gen` field is the queue's generation, docs/adr/0028). The hold's
+ * Redis claim reads it to refuse a token of another generation.
+ */
+export const queueStateKey = (eventId: string) => eventKey(eventId, "wr", "st");

@@ -21,6 +21,11 @@
  * hold's slot check work as for any place. A fan is re-seated at most once per generation
  * (it then has a place), and only from its own ticket (the door checks signature and fan).
  *
+ * One clock (docs/adr/0024): `now` (ms) is Redis's `TIME`, read once per script — admission,
+ * slot expiry and the on-sale's start never follow the calling process's clock. ARGV[1] is ''
+ * in production; a test passes its simulated clock there instead. Every reply carries the
+ * `now` it was computed at, last.
+ *
  * Admission is lazy: every script first advances the serving counter for the time that
  * passed — admissions spread evenly at `rate` (or `pacedRate`, when lower) fans a minute and
  * never more than `rate` in any trailing minute, never more than `cap` active slots, never
@@ -30,6 +35,10 @@
 const ADVANCE = `
 local cfg, pre, pos, st, slots, adm, back = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[8]
 local now = tonumber(ARGV[1])
+if not now then
+  local t = redis.call('TIME')
+  now = t[1] * 1000 + math.floor(t[2] / 1000)
+end
 local c = redis.call('HMGET', cfg, 'onSaleAt', 'rate', 'cap', 'paused', 'ttl', 'pacedRate')
 if not c[1] then return {'NO_CONFIG'} end
 local onSaleAt, rate, cap, paused, ttl = tonumber(c[1]), tonumber(c[2]), tonumber(c[3]), c[4] == '1', tonumber(c[5])
@@ -81,7 +90,7 @@ end
 `;
 
 /**
- * Public status. ARGV: now → {'OK', serving, size, active, rate, cap, paused, onSaleAt, preSize, servingDraw, pacedRate, gen, backSize} | {'NO_CONFIG'}
+ * Public status. ARGV: now('' = Redis TIME) → {'OK', serving, size, active, rate, cap, paused, onSaleAt, preSize, servingDraw, pacedRate, gen, backSize, now} | {'NO_CONFIG'}
  * rate: the organizer's; pacedRate: the pacer's (fans/min; '-1' when the event is not paced).
  * gen: the queue's generation; backSize: re-seated fans still waiting (all ahead of position serving + 1).
  * servingDraw: pre-queue fans whose draw is ≤ it have had their turn ('-1' none yet; 2^48 all of them).
@@ -93,7 +102,7 @@ export const STATUS = `${ADVANCE}
 local servingDraw = '-1'
 if preSize > 0 and serving >= preSize then servingDraw = '281474976710656'
 elseif preSize > 0 and serving > 0 then servingDraw = redis.call('ZRANGE', pre, serving - 1, serving - 1, 'WITHSCORES')[2] end
-return {'OK', serving, size, active, rate, cap, paused and 1 or 0, onSaleAt, preSize, servingDraw, pacedRate, gen, backSize}
+return {'OK', serving, size, active, rate, cap, paused and 1 or 0, onSaleAt, preSize, servingDraw, pacedRate, gen, backSize, now}
 `;
 
 /**
@@ -145,7 +154,7 @@ local function fanReply(tag)
   end
   local shown = p
   if state == 'pre' then shown = 0 end
-  return {tag, state, shown, serving, size, pace, paused and 1 or 0, onSaleAt, slotUntil, draw, preSize, gen, ahead}
+  return {tag, state, shown, serving, size, pace, paused and 1 or 0, onSaleAt, slotUntil, draw, preSize, gen, ahead, now}
 end
 `;
 
@@ -159,7 +168,7 @@ end
  * Before the on-sale: into the pre-queue with the given random score (ZADD NX keeps the first).
  * After: appended in arrival order. `rejoin` gives a fan whose turn expired a new place at the back.
  * A fan without a place who presents a ticket of a lost generation is re-seated first (above).
- * → {'OK', state, position, serving, size, rate, paused, onSaleAt, slotUntil, draw, preSize, gen, ahead}
+ * → {'OK', state, position, serving, size, rate, paused, onSaleAt, slotUntil, draw, preSize, gen, ahead, now}
  *   rate: the rate in force (the pacer's when lower than the organizer's), for the fan's ETA.
  *   draw: the fan's pre-queue draw ('-1' when the fan joined after the on-sale); preSize: pre-queue fans.
  */

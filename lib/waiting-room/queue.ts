@@ -2,6 +2,8 @@
  * The waiting room as the app's Node code uses it: ./room.ts's operations on the process's
  * Redis client, with the configuration restored from Postgres (./config.ts, its one owner)
  * when Redis has lost it. The door (lib/door/) calls ./room.ts with a store of its own.
+ * Every `now` here (ms) is a test's simulated Redis clock; production passes none, and
+ * Redis's TIME decides (docs/adr/0024).
  */
 import type { Db } from "@/lib/db";
 import { redis } from "@/lib/redis";
@@ -20,12 +22,12 @@ export function joinQueue(db: Db, eventId: string, fanId: string, opts: { now?: 
 }
 
 /** The fan's own place without joining. */
-export function fanQueueStatus(db: Db, eventId: string, fanId: string, now = Date.now()): Promise<FanQueueStatus> {
-  return fanRoomStatus(appRoomStore(db), eventId, fanId, now);
+export function fanQueueStatus(db: Db, eventId: string, fanId: string, now?: number): Promise<FanQueueStatus> {
+  return fanRoomStatus(appRoomStore(db), eventId, fanId, { now });
 }
 
 /** The public status: constant Redis work whatever the queue's length. */
-export function publicQueueStatus(db: Db, eventId: string, now = Date.now()): Promise<PublicQueueStatus> {
+export function publicQueueStatus(db: Db, eventId: string, now?: number): Promise<PublicQueueStatus> {
   return publicRoomStatus(appRoomStore(db), eventId, now);
 }
 
@@ -34,11 +36,11 @@ export function publicQueueStatus(db: Db, eventId: string, now = Date.now()): Pr
  * the turn's first few holds extend it (./room.ts `setRoomSlot`).
  * @returns true when the slot was extended.
  */
-export async function extendSlot(db: Db, eventId: string, fanId: string, untilMs: number, now = Date.now()): Promise<boolean> {
+export async function extendSlot(db: Db, eventId: string, fanId: string, untilMs: number, now?: number): Promise<boolean> {
   return (await setRoomSlot(appRoomStore(db), eventId, fanId, untilMs, now)).extended;
 }
 
 /** Frees the fan's slot now (they bought, or left). @returns true when a slot was freed. */
-export async function freeSlot(db: Db, eventId: string, fanId: string, now = Date.now()): Promise<boolean> {
+export async function freeSlot(db: Db, eventId: string, fanId: string, now?: number): Promise<boolean> {
   return (await setRoomSlot(appRoomStore(db), eventId, fanId, 0, now)).freed;
 }

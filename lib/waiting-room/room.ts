@@ -3,9 +3,13 @@
  * no Node API and no database, so the door (lib/door/handler.ts) can run them on Node or at
  * an edge runtime with Upstash REST. The caller passes a {@link RoomStore}: the Redis client
  * and how to restore an event's configuration when Redis has lost it (the app restores it
- * from Postgres: ./queue.ts). Time is injected (`now`, ms) so admission can be tested
- * without sleeping. Every call is one Lua script over one event's keys (./lua.ts), so its
+ * from Postgres: ./queue.ts). Every call is one Lua script over one event's keys (./lua.ts), so its
  * work does not depend on the queue's length.
+ *
+ * One clock (docs/adr/0024): admission, slot expiry and the on-sale's start are decided by
+ * Redis's `TIME` inside the script, never by the calling process's clock. The optional `now`
+ * (ms) of each operation is a test's simulated Redis clock, so admission can be tested without
+ * sleeping; production callers pass nothing.
  */
 import type { Redis } from "@upstash/redis";
 import { RateLimitedError } from "@/lib/errors";
@@ -36,6 +40,7 @@ export interface PublicQueueStatus {
   pacedRate: number | null;
   paused: boolean;
   onSaleAt: number;
+  /** The queue's clock (Redis's TIME, ms) when this status was computed. */
   now: number;
   /** Fans in the pre-queue (their places are drawn at the on-sale). */
   preQueueSize: number;
@@ -102,11 +107,14 @@ export interface JoinLimit {
   windowMs: number;
 }
 
-/** Runs a queue script; restores the configuration once if Redis lost it. */
-async function run(store: RoomStore, script: string, eventId: string, args: (string | number)[], extraKeys: string[] = []): Promise<(string | number)[]> {
+/**
+ * Runs a queue script at `now` (a test's simulated clock; undefined: Redis's TIME, sent as '');
+ * restores the configuration once if Redis lost it.
+ */
+async function run(store: RoomStore, script: string, eventId: string, now: number | undefined, args: (string | number)[], extraKeys: string[] = []): Promise<(string | number)[]> {
   const lua = scriptOn<(string | number)[]>(store.redis, script);
   const keys = [...queueKeys(eventId), ...extraKeys];
-  const argv = args.map(String);
+  const argv = [now === undefined ? "" : String(now), ...args.map(String)];
   let reply = await lua.exec(keys, argv);
   if (reply[0] === "NO_CONFIG") {
     await store.restoreConfig(eventId);
@@ -121,8 +129,9 @@ export const etaSecondsFor = (ahead: number, ratePerMinute: number) => Math.ceil
 /** The ARGV of a re-seat proof ('' × 3: none). */
 const proofArgs = (proof: ReseatProof | undefined) => (proof ? [proof.generation, proof.order, proof.onSaleAt] : ["", "", ""]);
 
-function toFanStatus(r: (string | number)[], now: number): FanQueueStatus {
-  const [, state, position, serving, size, rate, paused, onSaleAt, slotUntil, draw, preSize, generation, behind] = r;
+/** A JOIN / FAN_STATUS reply as the fan's status; its pre-queue ETA is counted from the reply's own `now` (Redis's clock). */
+function toFanStatus(r: (string | number)[]): FanQueueStatus {
+  const [, state, position, serving, size, rate, paused, onSaleAt, slotUntil, draw, preSize, generation, behind, now] = r;
   const p = Number(position);
   const s = Number(serving);
   const ahead = state === "waiting" ? Math.max(0, Number(behind)) : 0;
@@ -136,7 +145,7 @@ function toFanStatus(r: (string | number)[], now: number): FanQueueStatus {
     onSaleAt: Number(onSaleAt),
     admittedUntil: state === "admitted" ? Number(slotUntil) : null,
     ahead,
-    etaSeconds: state === "waiting" && Number(paused) !== 1 ? etaSecondsFor(ahead, Number(rate)) : state === "pre" ? Math.max(0, Math.ceil((Number(onSaleAt) - now) / 1000)) : null,
+    etaSeconds: state === "waiting" && Number(paused) !== 1 ? etaSecondsFor(ahead, Number(rate)) : state === "pre" ? Math.max(0, Math.ceil((Number(onSaleAt) - Number(now)) / 1000)) : null,
     draw: Number(draw) >= 0 ? Number(draw) : null,
     preQueueSize: Number(preSize),
     generation: String(generation),
@@ -171,30 +180,35 @@ function randomDraw(): number {
  * @param opts.rejoin a fan whose turn expired gets a new place at the back.
  * @param opts.limit the per-address join limit, checked in the same Redis call.
  * @param opts.reseat the fan's queue ticket's proof: a fan with no place in this generation is re-seated by it.
+ * @param opts.now a test's simulated Redis clock (ms); production passes none.
  * @throws {RateLimitedError} 429 when `opts.limit` is exceeded.
  */
 export async function joinRoom(store: RoomStore, eventId: string, fanId: string, opts: { now?: number; rejoin?: boolean; limit?: JoinLimit; reseat?: ReseatProof } = {}): Promise<FanQueueStatus> {
-  const now = opts.now ?? Date.now();
   const limit = opts.limit;
   const reply = await run(
     store,
     JOIN,
     eventId,
-    [now, fanId, randomDraw(), opts.rejoin ? 1 : 0, limit?.max ?? 0, limit?.windowMs ?? 0, ...proofArgs(opts.reseat)],
+    opts.now,
+    [fanId, randomDraw(), opts.rejoin ? 1 : 0, limit?.max ?? 0, limit?.windowMs ?? 0, ...proofArgs(opts.reseat)],
     [eventKey(eventId, "wr", "rl", limit?.address ?? "-")],
   );
   if (reply[0] === "LIMITED") throw new RateLimitedError(Math.max(1, Math.ceil(Number(reply[1]) / 1000)));
-  return toFanStatus(reply, now);
+  return toFanStatus(reply);
 }
 
-/** The fan's own place without joining; `reseat` (its queue ticket's proof) re-seats a fan with no place in this generation. */
-export async function fanRoomStatus(store: RoomStore, eventId: string, fanId: string, now = Date.now(), reseat?: ReseatProof): Promise<FanQueueStatus> {
-  return toFanStatus(await run(store, FAN_STATUS, eventId, [now, fanId, ...proofArgs(reseat)]), now);
+/**
+ * The fan's own place without joining.
+ * @param opts.reseat its queue ticket's proof: re-seats a fan with no place in this generation.
+ * @param opts.now a test's simulated Redis clock (ms); production passes none.
+ */
+export async function fanRoomStatus(store: RoomStore, eventId: string, fanId: string, opts: { now?: number; reseat?: ReseatProof } = {}): Promise<FanQueueStatus> {
+  return toFanStatus(await run(store, FAN_STATUS, eventId, opts.now, [fanId, ...proofArgs(opts.reseat)]));
 }
 
-/** The public status: constant Redis work whatever the queue's length. */
-export async function publicRoomStatus(store: RoomStore, eventId: string, now = Date.now()): Promise<PublicQueueStatus> {
-  const [, serving, size, active, rate, cap, paused, onSaleAt, preSize, servingDraw, pacedRate, generation, returning] = await run(store, STATUS, eventId, [now]);
+/** The public status: constant Redis work whatever the queue's length. `now`: a test's simulated Redis clock (ms). */
+export async function publicRoomStatus(store: RoomStore, eventId: string, now?: number): Promise<PublicQueueStatus> {
+  const [, serving, size, active, rate, cap, paused, onSaleAt, preSize, servingDraw, pacedRate, generation, returning, at] = await run(store, STATUS, eventId, now, []);
   return {
     servingCounter: Number(serving),
     queueLength: Number(size),
@@ -204,7 +218,7 @@ export async function publicRoomStatus(store: RoomStore, eventId: string, now = 
     pacedRate: Number(pacedRate ?? -1) > 0 ? Number(pacedRate) : null,
     paused: Number(paused) === 1,
     onSaleAt: Number(onSaleAt),
-    now,
+    now: Number(at),
     preQueueSize: Number(preSize),
     servingDraw: Number(servingDraw),
     generation: String(generation),
@@ -221,9 +235,10 @@ const MAX_HOLDS_PER_TURN = 3;
 /**
  * Moves when the fan's slot frees: `untilMs` 0 frees it now; a later instant extends it
  * (never shortens; only the turn's first {@link MAX_HOLDS_PER_TURN} holds extend it).
+ * @param now a test's simulated Redis clock (ms); production passes none.
  * @returns whether a slot was freed, and whether it was extended.
  */
-export async function setRoomSlot(store: RoomStore, eventId: string, fanId: string, untilMs: number, now = Date.now()): Promise<{ freed: boolean; extended: boolean }> {
-  const [, freed, extended] = await run(store, SET_SLOT, eventId, [now, fanId, untilMs, MAX_HOLDS_PER_TURN]);
+export async function setRoomSlot(store: RoomStore, eventId: string, fanId: string, untilMs: number, now?: number): Promise<{ freed: boolean; extended: boolean }> {
+  const [, freed, extended] = await run(store, SET_SLOT, eventId, now, [fanId, untilMs, MAX_HOLDS_PER_TURN]);
   return { freed: Number(freed) === 1, extended: Number(extended) === 1 };
 }

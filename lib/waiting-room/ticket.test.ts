@@ -23,23 +23,23 @@ describe("queue tickets", () => {
 
   it("answer 'pre' before the on-sale they name, and ask Redis once the on-sale has moved", () => {
     const ticket = { eventId: "evt_1", fanId: "usr_1", position: 0, draw: 0.25, issuedAt: 1_000, onSaleAt: 60_000, generation: "g1" };
-    expect(statusFromTicket(ticket, pub(60_000), 2_000)?.state).toBe("pre");
+    expect(statusFromTicket(ticket, { ...pub(60_000), now: 2_000 })?.state).toBe("pre");
     // npm run demo:reset moved the on-sale and emptied the room: this place no longer exists.
-    expect(statusFromTicket(ticket, pub(300_000), 2_000)).toBeNull();
+    expect(statusFromTicket(ticket, { ...pub(300_000), now: 2_000 })).toBeNull();
   });
 
   it("answer 'waiting' behind the serving counter, counting the re-seated fans let in before it", () => {
     const ticket = { eventId: "evt_1", fanId: "usr_1", position: 7, draw: null, issuedAt: 1_000, onSaleAt: 60_000, generation: "g1" };
-    expect(statusFromTicket(ticket, pub(60_000, 3), 70_000)).toMatchObject({ state: "waiting", position: 7, ahead: 3, generation: "g1" });
-    expect(statusFromTicket(ticket, pub(60_000, 3, { returning: 2 }), 70_000)).toMatchObject({ state: "waiting", position: 7, ahead: 5 });
-    expect(statusFromTicket(ticket, pub(60_000, 7), 70_000)).toBeNull();
+    expect(statusFromTicket(ticket, { ...pub(60_000, 3), now: 70_000 })).toMatchObject({ state: "waiting", position: 7, ahead: 3, generation: "g1" });
+    expect(statusFromTicket(ticket, { ...pub(60_000, 3, { returning: 2 }), now: 70_000 })).toMatchObject({ state: "waiting", position: 7, ahead: 5 });
+    expect(statusFromTicket(ticket, { ...pub(60_000, 7), now: 70_000 })).toBeNull();
   });
 
   it("ask Redis in another generation of the queue, for a re-seated place, and for tickets issued before generations were recorded", () => {
     const ticket = { eventId: "evt_1", fanId: "usr_1", position: 7, draw: null, issuedAt: 1_000, onSaleAt: 60_000, generation: "g1" };
-    expect(statusFromTicket(ticket, pub(60_000, 3, { generation: "g2" }), 70_000)).toBeNull();
-    expect(statusFromTicket({ ...ticket, position: -3, generation: "g2" }, pub(60_000, 3, { generation: "g2" }), 70_000)).toBeNull();
-    expect(statusFromTicket({ eventId: "evt_1", fanId: "usr_1", position: 7, draw: null, issuedAt: 1_000, onSaleAt: 60_000 }, pub(60_000, 3), 70_000)).toBeNull();
+    expect(statusFromTicket(ticket, { ...pub(60_000, 3, { generation: "g2" }), now: 70_000 })).toBeNull();
+    expect(statusFromTicket({ ...ticket, position: -3, generation: "g2" }, { ...pub(60_000, 3, { generation: "g2" }), now: 70_000 })).toBeNull();
+    expect(statusFromTicket({ eventId: "evt_1", fanId: "usr_1", position: 7, draw: null, issuedAt: 1_000, onSaleAt: 60_000 }, { ...pub(60_000, 3), now: 70_000 })).toBeNull();
   });
 
   it("prove the order a lost place is re-seated by: a pre-queue draw ahead of every later joiner's position", () => {

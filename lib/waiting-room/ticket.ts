@@ -137,14 +137,16 @@ export function reseatProof(ticket: QueueTicket): ReseatProof | null {
  * behind the serving counter is "waiting". Anything else — the turn may have come, a
  * pre-queue fan's rank is not on the ticket yet, the on-sale moved, the queue's generation is
  * not the ticket's (Redis lost the queue: asking re-seats the fan), the place is a re-seated
- * one (its turn does not follow the serving counter) — is null: ask Redis.
+ * one (its turn does not follow the serving counter) — is null: ask Redis. Before or after
+ * the on-sale is judged by the status's own `now` (Redis's clock, docs/adr/0024), never by
+ * the answering process's.
  */
-export function statusFromTicket(ticket: QueueTicket, pub: PublicQueueStatus, now: number): FanQueueStatus | null {
+export function statusFromTicket(ticket: QueueTicket, pub: PublicQueueStatus): FanQueueStatus | null {
   if (ticket.onSaleAt !== undefined && ticket.onSaleAt !== pub.onSaleAt) return null;
   if (ticket.generation !== pub.generation || ticket.position < 0) return null;
-  if (now < pub.onSaleAt) {
+  if (pub.now < pub.onSaleAt) {
     if (ticket.draw === null || ticket.position !== 0) return null;
-    return fanStatus(ticket, pub, "pre", 0, Math.max(0, Math.ceil((pub.onSaleAt - now) / 1000)));
+    return fanStatus(ticket, pub, "pre", 0, Math.max(0, Math.ceil((pub.onSaleAt - pub.now) / 1000)));
   }
   if (ticket.position <= pub.servingCounter) return null;
   const ahead = ticket.position - pub.servingCounter - 1 + pub.returning;

@@ -13,7 +13,7 @@ afterAll(async () => {
 });
 
 const now = Date.UTC(2027, 0, 1, 12, 0, 0);
-const valid = () => issueAdmissionToken({ fanId: "usr_a", eventId: "evt_one", position: 7, expiresAt: now + 600_000, now });
+const valid = () => issueAdmissionToken({ fanId: "usr_a", eventId: "evt_one", position: 7, generation: "1733580000000123", expiresAt: now + 600_000, now });
 
 async function refusal(token: string | undefined, expected: { fanId: string; eventId: string; now?: number }) {
   const error = await verifyAdmissionToken(token, { now, ...expected }).catch((e: unknown) => e);
@@ -23,7 +23,7 @@ async function refusal(token: string | undefined, expected: { fanId: string; eve
 
 describe("admission tokens", () => {
   it("admit the fan they were issued to, for their event, until they expire", async () => {
-    expect(await verifyAdmissionToken(await valid(), { fanId: "usr_a", eventId: "evt_one", now: now + 599_000 })).toEqual({ position: 7 });
+    expect(await verifyAdmissionToken(await valid(), { fanId: "usr_a", eventId: "evt_one", now: now + 599_000 })).toEqual({ position: 7, generation: "1733580000000123" });
   });
 
   it("missing → 401", async () => {
@@ -49,7 +49,7 @@ describe("admission tokens", () => {
   });
 
   it("checked by a process whose clock runs 30 s ahead of the issuer's → still valid (the slot's end is Redis's to decide)", async () => {
-    expect(await verifyAdmissionToken(await valid(), { fanId: "usr_a", eventId: "evt_one", now: now + 600_000 + 30_000 })).toEqual({ position: 7 });
+    expect(await verifyAdmissionToken(await valid(), { fanId: "usr_a", eventId: "evt_one", now: now + 600_000 + 30_000 })).toEqual({ position: 7, generation: "1733580000000123" });
   });
 
   it("expired beyond any clock skew → 401 with a message to rejoin", async () => {
@@ -61,11 +61,11 @@ describe("admission tokens", () => {
   it("are the very bytes jose's SignJWT writes for the same claims and key", async () => {
     const key = createHash("sha256").update(`${env().BETTER_AUTH_SECRET}:admission-tokens`).digest();
     for (const c of [
-      { fanId: "usr_a", eventId: "evt_one", position: 7, expiresAt: now + 600_000, now },
-      { fanId: "usr_0123456789abcdefghijklmn", eventId: "evt_zz9", position: 0, expiresAt: now + 1_234_567, now: now + 999 },
-      { fanId: "usr_ü", eventId: "evt_x", position: 123_456_789, expiresAt: now, now },
+      { fanId: "usr_a", eventId: "evt_one", position: 7, generation: "1733580000000123", expiresAt: now + 600_000, now },
+      { fanId: "usr_0123456789abcdefghijklmn", eventId: "evt_zz9", position: 0, generation: "1", expiresAt: now + 1_234_567, now: now + 999 },
+      { fanId: "usr_ü", eventId: "evt_x", position: -3, generation: "1733580000999999", expiresAt: now, now },
     ]) {
-      const jose = await new SignJWT({ evt: c.eventId, pos: c.position })
+      const jose = await new SignJWT({ evt: c.eventId, pos: c.position, gen: c.generation })
         .setProtectedHeader({ alg: "HS256" })
         .setIssuer("stararena/waiting-room")
         .setSubject(c.fanId)

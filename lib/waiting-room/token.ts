@@ -1,7 +1,9 @@
 /**
  * Admission tokens: proof that a fan's turn came. A compact JWT (HS256) bound to the fan
- * (`sub`) and the event (`evt`), expiring when the fan's admission slot frees (default 10
- * minutes after admission). Every hold checks it while the queue is active. Signed here with
+ * (`sub`) and the event (`evt`), naming the fan's place (`pos`) in one generation of the
+ * queue (`gen`, docs/adr/0028), expiring when the fan's admission slot frees (default 10
+ * minutes after admission). Every hold checks it while the queue is active; the hold's Redis
+ * claim checks that the generation is the queue's and the place's slot still runs. Signed here with
  * lib/signing.ts's HMAC (the door issues one with every answer to an admitted fan), verified
  * by jose.
  */
@@ -50,10 +52,11 @@ export class AdmissionTokenError extends AppError {
 }
 
 /**
- * Signs a token for `fanId` at `eventId`, valid until `expiresAt` (ms).
+ * Signs a token for `fanId` at `eventId`, for place `position` of the queue's generation
+ * `generation`, valid until `expiresAt` (ms).
  * @returns the compact JWT.
  */
-export async function issueAdmissionToken(claims: { fanId: string; eventId: string; position: number; expiresAt: number; now?: number }): Promise<string> {
+export async function issueAdmissionToken(claims: { fanId: string; eventId: string; position: number; generation: string; expiresAt: number; now?: number }): Promise<string> {
   const iat = Math.floor((claims.now ?? Date.now()) / 1000);
   const exp = Math.floor(claims.expiresAt / 1000);
   if (!Number.isFinite(iat) || !Number.isFinite(exp)) throw new TypeError("An admission token needs finite issue and expiry times.");
@@ -61,17 +64,18 @@ export async function issueAdmissionToken(claims: { fanId: string; eventId: stri
   // (token.test.ts compares them), with the synchronous HMAC of lib/signing.ts: jose signs through
   // Web Crypto, importing the key each time — ~170 µs of CPU per token against ~10 µs, and every
   // answer to an admitted fan carries a fresh one.
-  const payload = textToBase64Url(JSON.stringify({ evt: claims.eventId, pos: claims.position, iss: ISSUER, sub: claims.fanId, iat, exp }));
+  const payload = textToBase64Url(JSON.stringify({ evt: claims.eventId, pos: claims.position, gen: claims.generation, iss: ISSUER, sub: claims.fanId, iat, exp }));
   const signingInput = `${HEADER}.${payload}`;
   return `${signingInput}.${hmacSha256Base64Url(keys().key, signingInput)}`;
 }
 
 /**
  * Verifies a token for this fan and event.
- * @returns the token's queue position.
+ * @returns the token's queue position and generation ('' when it names none: such a token's
+ *   slot is refused as ended by the hold's claim).
  * @throws {AdmissionTokenError}: missing/forged/expired → 401; another fan's or another event's → 403.
  */
-export async function verifyAdmissionToken(token: string | undefined | null, expected: { fanId: string; eventId: string; now?: number }): Promise<{ position: number }> {
+export async function verifyAdmissionToken(token: string | undefined | null, expected: { fanId: string; eventId: string; now?: number }): Promise<{ position: number; generation: string }> {
   if (!token) throw new AdmissionTokenError("Your turn has not come yet: join the queue for this show first.", 401, "missing");
   let payload;
   try {
@@ -90,7 +94,7 @@ export async function verifyAdmissionToken(token: string | undefined | null, exp
   }
   if (payload.sub !== expected.fanId) throw new AdmissionTokenError("That admission token belongs to someone else.", 403, "other_fan");
   if (payload.evt !== expected.eventId) throw new AdmissionTokenError("That admission token is for another show.", 403, "other_event");
-  return { position: Number(payload.pos) };
+  return { position: Number(payload.pos), generation: typeof payload.gen === "string" ? payload.gen : "" };
 }
 
 /** Name of the cookie that carries the admission token for one event. */
