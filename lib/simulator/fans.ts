@@ -174,7 +174,7 @@ export function createSale(setup: SaleSetup): Sale {
     },
   });
 
-  type QueueStatus = Pick<FanQueueStatus, "state" | "position" | "servingCounter" | "draw" | "admittedUntil"> & { admissionToken?: string | null };
+  type QueueStatus = Pick<FanQueueStatus, "state" | "position" | "servingCounter" | "draw" | "admittedUntil" | "generation"> & { admissionToken?: string | null };
   type Availability = { available: number; bits: string };
 
   /** Share of paying fans who come back from the PSP's page (the rest close the tab after paying). */
@@ -240,7 +240,7 @@ export function createSale(setup: SaleSetup): Sale {
   }
 
   /** The part of a status a waiting fan keeps (a million of them wait at once). */
-  const compact = (b: QueueStatus): QueueStatus => ({ state: b.state, position: b.position, servingCounter: b.servingCounter, draw: b.draw, admittedUntil: b.admittedUntil, admissionToken: b.admissionToken });
+  const compact = (b: QueueStatus): QueueStatus => ({ state: b.state, position: b.position, servingCounter: b.servingCounter, draw: b.draw, admittedUntil: b.admittedUntil, generation: b.generation, admissionToken: b.admissionToken });
 
   /** @param sentAt when the fan clicked (performance.now() ms): the first attempt may wait in the simulator for a socket. */
   async function join(i: number, sentAt: number): Promise<QueueStatus | null> {

@@ -10,7 +10,7 @@ describe("PollWheel", () => {
     let reads = 0;
     const wheel = new PollWheel({ status: async () => pub(serving), baseMs: 20, tickMs: 5, onReads: (n) => (reads += n) });
     const woke: number[] = [];
-    const waits = [3, 1, 2].map((position) => wheel.untilTurnNear({ state: "waiting", position, draw: null }, 0).then((near) => near && woke.push(position)));
+    const waits = [3, 1, 2].map((position) => wheel.untilTurnNear({ state: "waiting", position, draw: null, generation: "1" }, 0).then((near) => near && woke.push(position)));
     expect(wheel.waiting).toBe(3);
     for (serving = 1; serving <= 3; serving++) await new Promise((r) => setTimeout(r, 120));
     await Promise.all(waits);
@@ -23,19 +23,22 @@ describe("PollWheel", () => {
 
   it("ends every wait with false when stopped", async () => {
     const wheel = new PollWheel({ status: async () => pub(0), baseMs: 10, tickMs: 5 });
-    const waits = [5, 6].map((position) => wheel.untilTurnNear({ state: "waiting", position, draw: null }, 1));
+    const waits = [5, 6].map((position) => wheel.untilTurnNear({ state: "waiting", position, draw: null, generation: "1" }, 1));
     await new Promise((r) => setTimeout(r, 40));
     wheel.stop();
     expect(await Promise.all(waits)).toEqual([false, false]);
-    expect(await wheel.untilTurnNear({ state: "waiting", position: 1, draw: null }, 0)).toBe(false);
+    expect(await wheel.untilTurnNear({ state: "waiting", position: 1, draw: null, generation: "1" }, 0)).toBe(false);
   });
 
   it("judges turns and pauses like the queue page (lib/waiting-room/draw.ts)", () => {
-    expect(turnNear({ state: "waiting", position: 10, draw: null }, pub(10))).toBe(true);
-    expect(turnNear({ state: "waiting", position: 11, draw: null }, pub(10))).toBe(false);
+    expect(turnNear({ state: "waiting", position: 10, draw: null, generation: "1" }, pub(10))).toBe(true);
+    expect(turnNear({ state: "waiting", position: 11, draw: null, generation: "1" }, pub(10))).toBe(false);
+    // Redis lost the queue (another generation): the fan asks for its own place, which re-seats it.
+    expect(turnNear({ state: "waiting", position: 11, draw: null, generation: "0" }, pub(10))).toBe(true);
+    expect(turnNear({ state: "pre", position: 0, draw: 2 ** 47, generation: "0" }, pub(10))).toBe(true);
     // 6,000 fans ahead at 600 a minute: a 10-minute wait, looked at every 30 s (the longest pause).
-    expect(nextPollMs({ state: "waiting", position: 6_011, draw: null }, pub(10), 2_500)).toBe(30_000);
+    expect(nextPollMs({ state: "waiting", position: 6_011, draw: null, generation: "1" }, pub(10), 2_500)).toBe(30_000);
     // Next in line: the base interval.
-    expect(nextPollMs({ state: "waiting", position: 11, draw: null }, pub(10), 2_500)).toBe(2_500);
+    expect(nextPollMs({ state: "waiting", position: 11, draw: null, generation: "1" }, pub(10), 2_500)).toBe(2_500);
   });
 });

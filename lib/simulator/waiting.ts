@@ -7,17 +7,20 @@
  * more than the server spends on the CDN's one origin read per edge per second. Here a poll
  * is an entry moved from one 100-ms bucket to another, judged against the status its edge
  * fetched for that tick (one `cachedGet` per edge per tick, as every fan behind an edge
- * shares the edge's copy anyway).
+ * shares the edge's copy anyway). As the page does, a fan whose queue generation the public
+ * status no longer names (Redis lost the queue) asks for its own place, which re-seats it from
+ * its queue ticket (docs/adr/0028); a re-seated place (negative) asks at every look.
  */
 import { estimatedPreQueuePosition, pollDelayMs, preQueueTurnNear } from "@/lib/waiting-room/draw";
 import { rateInForce } from "@/lib/waiting-room/rate";
 import type { FanQueueStatus, PublicQueueStatus } from "@/lib/waiting-room/room";
 
 /** The part of a fan's own status the wheel judges. */
-export type WaitingStatus = Pick<FanQueueStatus, "state" | "position" | "draw">;
+export type WaitingStatus = Pick<FanQueueStatus, "state" | "position" | "draw" | "generation">;
 
 /** Whether a fan with status `s` should now ask for its own place, given the public status. */
 export function turnNear(s: WaitingStatus, pub: PublicQueueStatus): boolean {
+  if (s.generation !== pub.generation) return true;
   return s.state === "pre" ? preQueueTurnNear(s.draw, pub) : pub.servingCounter >= s.position;
 }
 
