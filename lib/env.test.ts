@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EnvError, parseEnv } from "@/lib/env";
+import { EnvError, isPublicDeployment, parseEnv } from "@/lib/env";
 
 describe("parseEnv", () => {
   it("works with nothing set, using this machine's defaults", () => {
@@ -109,6 +109,24 @@ describe("parseEnv", () => {
     }
     // The development mailbox has no acknowledgement: it shows every account's reset links, so off loopback it is refused outright.
     expect(problems({ ...secrets, ...publicUrl, PAYMENT_PROVIDER: "sandbox", SANDBOX_PSP_PUBLIC: "1", DEV_MAILBOX: "1" })).toEqual(["DEV_MAILBOX"]);
+  });
+
+  it("a public origin in APP_ORIGINS makes the deployment public: a tunnel to a loopback app needs every acknowledgement too", () => {
+    // APP_URL and HOST local, the public reaching the app through a tunnel or reverse proxy on this machine.
+    const tunnel = { APP_URL: "http://localhost:3000", APP_ORIGINS: "https://tickets.example" };
+    expect(isPublicDeployment({ APP_URL: "http://localhost:3000", APP_ORIGINS: ["https://tickets.example"] })).toBe(true);
+    expect(problems({ ...secrets, ...tunnel, PAYMENT_PROVIDER: "sandbox" })).toEqual(["SANDBOX_PSP_PUBLIC"]);
+    expect(problems({ ...secrets, ...tunnel, PAYMENT_PROVIDER: "sandbox", SANDBOX_PSP_PUBLIC: "1", INNGEST_DEV: "1" })).toEqual(["INNGEST_DEV_PUBLIC"]);
+    expect(problems({ ...secrets, ...tunnel, PAYMENT_PROVIDER: "sandbox", SANDBOX_PSP_PUBLIC: "1", DEV_MAILBOX: "1" })).toEqual(["DEV_MAILBOX"]);
+    // …and no built-in secret either.
+    expect(problems({ ...tunnel, SANDBOX_PSP_PUBLIC: "1" })).toEqual(["BETTER_AUTH_SECRET", "SANDBOX_PSP_WEBHOOK_SECRET", "TICKET_SIGNING_SECRET"]);
+    expect(problems({ ...secrets, ...tunnel, SANDBOX_PSP_PUBLIC: "1" })).toEqual([]);
+    // Any one public entry among loopback ones is enough.
+    expect(problems({ ...secrets, APP_ORIGINS: "http://127.0.0.1:3100,https://www.tickets.example", PAYMENT_PROVIDER: "sandbox" })).toEqual(["SANDBOX_PSP_PUBLIC"]);
+    // Loopback origins keep the local demo local.
+    const local = { APP_ORIGINS: "http://127.0.0.1:3100,http://[::1]:3000,http://localhost:4000" };
+    expect(isPublicDeployment({ APP_URL: "http://localhost:3000", APP_ORIGINS: ["http://127.0.0.1:3100", "http://[::1]:3000"] })).toBe(false);
+    expect(problems({ ...local, PAYMENT_PROVIDER: "sandbox", DEV_MAILBOX: "1", INNGEST_DEV: "1" })).toEqual([]);
   });
 
   it("the Inngest dev mode (no signature checks on /api/inngest) off loopback needs INNGEST_DEV_PUBLIC=1", () => {

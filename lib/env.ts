@@ -4,10 +4,11 @@
  * Connection settings have defaults that work on a development machine with Postgres on
  * 127.0.0.1:5432 (user postgres, trust auth) and Redis on 127.0.0.1:6379. Secrets and
  * the payment provider do not, outside local development (docs/adr/0012): with
- * `NODE_ENV=production`, or an `APP_URL` / `HOST` that is not a loopback address, a
+ * `NODE_ENV=production`, or a public deployment ({@link isPublicDeployment}: an `APP_URL`,
+ * `HOST` or `APP_ORIGINS` entry that is not a loopback address), a
  * missing `BETTER_AUTH_SECRET`, `TICKET_SIGNING_SECRET` or (with the sandbox PSP)
  * `SANDBOX_PSP_WEBHOOK_SECRET` stops start-up, and so does production without an explicit
- * `PAYMENT_PROVIDER`; the sandbox PSP off loopback needs `SANDBOX_PSP_PUBLIC=1` besides
+ * `PAYMENT_PROVIDER`; the sandbox PSP in a public deployment needs `SANDBOX_PSP_PUBLIC=1` besides
  * (docs/adr/0026). `npm start` writes random local secrets into `.env.local` once
  * (scripts/lib/local-env.ts). A malformed or missing value stops start-up with an
  * {@link EnvError} whose message names the variable. `.env.example` documents each one.
@@ -20,6 +21,20 @@ const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 /** True for a loopback host name or address (localhost, 127.0.0.0/8, ::1). */
 export function isLoopbackHost(host: string): boolean {
   return LOCAL_HOSTS.has(host) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/**
+ * Whether the deployment is served to others ("public", docs/adr/0026): `APP_URL`'s host,
+ * `HOST` (a server's `-H`) or any origin in `APP_ORIGINS` is not a loopback address. An
+ * `APP_ORIGINS` entry counts because same-origin writes and the auth library accept it: a
+ * tunnel or reverse proxy on this machine serving https://tickets.example to a loopback app
+ * reaches the public. The one judge of that for the built-in secrets, the sandbox PSP,
+ * `INNGEST_DEV` and the development mailbox alike.
+ */
+export function isPublicDeployment(v: { APP_URL: string; HOST?: string; APP_ORIGINS?: readonly string[] }): boolean {
+  if (!isLoopbackHost(new URL(v.APP_URL).hostname)) return true;
+  if (v.HOST !== undefined && !isLoopbackHost(v.HOST)) return true;
+  return (v.APP_ORIGINS ?? []).some((origin) => !isLoopbackHost(new URL(origin).hostname));
 }
 
 /**
@@ -150,11 +165,11 @@ const schema = z
     SMTP_URL: z.url({ protocol: /^smtps?$/, error: "must be an smtp:// or smtps:// URL, e.g. smtp://user:password@smtp.example.com:587" }).optional(),
     /** The sender of StarArena's e-mail. */
     MAIL_FROM: z.string().min(3).default("StarArena <tickets@stararena.test>"),
-    /** Serves /dev/mailbox (every message the local development mailbox received, reset links included): only on a loopback APP_URL and HOST. */
+    /** Serves /dev/mailbox (every message the local development mailbox received, reset links included): never in a public deployment. */
     DEV_MAILBOX: boolish,
     /**
      * The acknowledgement that the sandbox PSP is served to others on purpose (a shared demo):
-     * required when it is the provider and APP_URL or HOST is not a loopback address, since
+     * required when it is the provider in a public deployment ({@link isPublicDeployment}), since
      * anyone who reaches the app can approve their own checkout there (docs/adr/0026).
      */
     SANDBOX_PSP_PUBLIC: boolish,
@@ -194,9 +209,9 @@ const schema = z
           "or PAYMENT_PROVIDER=sandbox for a demo with the built-in test PSP (anyone can approve their own checkout: never where real fans buy)",
       });
     }
-    const loopback = isLoopbackHost(new URL(v.APP_URL).hostname) && (v.HOST === undefined || isLoopbackHost(v.HOST));
+    const loopback = !isPublicDeployment(v);
     if (v.DEV_MAILBOX && !loopback) {
-      ctx.addIssue({ code: "custom", path: ["DEV_MAILBOX"], message: "shows every e-mail sent (password-reset links too): it is only allowed when APP_URL and HOST are loopback addresses" });
+      ctx.addIssue({ code: "custom", path: ["DEV_MAILBOX"], message: "shows every e-mail sent (password-reset links too): it is only allowed when APP_URL, HOST and every APP_ORIGINS entry are loopback addresses" });
     }
     const provider = v.PAYMENT_PROVIDER ?? "sandbox";
     if (provider === "sandbox" && !loopback && !v.SANDBOX_PSP_PUBLIC) {
@@ -204,10 +219,10 @@ const schema = z
         code: "custom",
         path: ["SANDBOX_PSP_PUBLIC"],
         message:
-          `must be 1 to serve the sandbox PSP (PAYMENT_PROVIDER=${v.PAYMENT_PROVIDER ? "sandbox" : "sandbox, the default outside production"}) when APP_URL or HOST is not a loopback address: ` +
+          `must be 1 to serve the sandbox PSP (PAYMENT_PROVIDER=${v.PAYMENT_PROVIDER ? "sandbox" : "sandbox, the default outside production"}) when APP_URL, HOST or an APP_ORIGINS entry is not a loopback address: ` +
           "anyone who reaches this app could approve their own checkout there and get tickets for free. " +
           "Set PAYMENT_PROVIDER=stripe (with STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET) for real payments, " +
-          "serve the demo on a loopback address (APP_URL=http://localhost:3000, HOST unset or 127.0.0.1), " +
+          "serve the demo on a loopback address only (APP_URL=http://localhost:3000, HOST unset or 127.0.0.1, no public APP_ORIGINS), " +
           "or set SANDBOX_PSP_PUBLIC=1 to serve the test PSP to others on purpose (a shared demo, never a real sale)",
       });
     }
@@ -216,13 +231,13 @@ const schema = z
         code: "custom",
         path: ["INNGEST_DEV_PUBLIC"],
         message:
-          "must be 1 to use INNGEST_DEV when APP_URL or HOST is not a loopback address: in dev mode the Inngest SDK runs any call to /api/inngest " +
+          "must be 1 to use INNGEST_DEV when APP_URL, HOST or an APP_ORIGINS entry is not a loopback address: in dev mode the Inngest SDK runs any call to /api/inngest " +
           "without checking its signature, so anyone who reaches this app could start its jobs. Use INNGEST_SIGNING_KEY and INNGEST_EVENT_KEY " +
           "off loopback, or set INNGEST_DEV_PUBLIC=1 on a network you trust",
       });
     }
     if (!local) {
-      const why = production ? "with NODE_ENV=production" : "when APP_URL or HOST is not a loopback address";
+      const why = production ? "with NODE_ENV=production" : "when APP_URL, HOST or an APP_ORIGINS entry is not a loopback address";
       const required: (keyof typeof DEV_SECRETS)[] = ["BETTER_AUTH_SECRET", "TICKET_SIGNING_SECRET", ...(provider === "sandbox" ? (["SANDBOX_PSP_WEBHOOK_SECRET"] as const) : [])];
       for (const name of required) {
         if (!v[name]) ctx.addIssue({ code: "custom", path: [name], message: `is required ${why} (generate one with \`openssl rand -base64 32\`; \`npm start\` writes local ones into .env.local)` });
@@ -242,11 +257,11 @@ const schema = z
   });
 
 /**
- * Local development: not production, and served from (and bound to) a loopback address.
+ * Local development: not production, and not a public deployment ({@link isPublicDeployment}).
  * Only then do secrets fall back to built-in values.
  */
-function isLocalDevelopment(v: { NODE_ENV: string; APP_URL: string; HOST?: string }): boolean {
-  return v.NODE_ENV !== "production" && isLoopbackHost(new URL(v.APP_URL).hostname) && (v.HOST === undefined || isLoopbackHost(v.HOST));
+function isLocalDevelopment(v: { NODE_ENV: string; APP_URL: string; HOST?: string; APP_ORIGINS?: readonly string[] }): boolean {
+  return v.NODE_ENV !== "production" && !isPublicDeployment(v);
 }
 
 /** The validated environment. */

@@ -22,7 +22,7 @@ import { ensurePostgres, ensureRedis, ServiceUnavailableError } from "./lib/serv
 import { ensureDatabase, runMigrations } from "@/lib/migrations";
 import { isEmpty, seedDemo } from "@/scripts/lib/seed";
 import { closeDb, db } from "@/lib/db";
-import { env, EnvError, isLoopbackHost } from "@/lib/env";
+import { env, EnvError, isLoopbackHost, isPublicDeployment } from "@/lib/env";
 
 const dev = process.argv.includes("--dev");
 const log = (line: string) => console.log(line);
@@ -68,10 +68,10 @@ try {
   // on loopback beside the server, which forwards them (DOOR_URL) with the client address it
   // resolved: the door trusts exactly that one hop. `DOOR_URL=` in the environment turns it off.
   const doorUrl = process.env.DOOR_URL === "" ? undefined : `http://127.0.0.1:${e.DOOR_PORT}`;
-  // E-mail: without an SMTP_URL, a local demo (loopback APP_URL and HOST) gets the development
-  // mailbox (scripts/mailbox.ts), and /dev/mailbox shows what was sent; anywhere else mail waits
-  // in the outbox until SMTP_URL is set.
-  const loopback = isLoopbackHost(new URL(e.APP_URL).hostname) && isLoopbackHost(host);
+  // E-mail: without an SMTP_URL, a local demo (not a public deployment: lib/env.ts) gets the
+  // development mailbox (scripts/mailbox.ts), and /dev/mailbox shows what was sent; anywhere
+  // else mail waits in the outbox until SMTP_URL is set.
+  const loopback = !isPublicDeployment({ ...e, HOST: host });
   const mailboxPort = process.env.MAILBOX_PORT ?? "2525";
   const mail = !e.SMTP_URL && loopback ? { SMTP_URL: `smtp://127.0.0.1:${mailboxPort}`, DEV_MAILBOX: "1", MAILBOX_PORT: mailboxPort } : {};
   log(e.SMTP_URL ? "▶ e-mail: SMTP_URL" : loopback ? `▶ e-mail: the development mailbox (SMTP 127.0.0.1:${mailboxPort}), read at ${new URL("/dev/mailbox", e.APP_URL)}` : "▶ e-mail: no SMTP_URL — messages wait in the outbox");
