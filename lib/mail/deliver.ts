@@ -4,9 +4,12 @@
  * (./messages.ts) and handed to the SMTP transport outside any transaction. A failure leaves the row queued with its error and a later
  * `available_at` (exponential back-off, 10 s … 1 h); after {@link MAX_ATTEMPTS} it stays as a
  * failure an operator can see (`sent_at` null, `attempts` = the limit). Nothing is lost.
+ * What is due, the claim and the back-off are Postgres's clock, as `available_at` is written
+ * (docs/adr/0024): a worker whose clock runs behind holds no message back.
  */
 import { eq, sql } from "drizzle-orm";
 import { user } from "@/db/schema";
+import { sqlNow } from "@/lib/clock";
 import type { Db } from "@/lib/db";
 import { DEFAULT_LOCALE, isLocale, type Locale } from "@/lib/i18n/config";
 import { renderEmail, type RenderedEmail } from "@/lib/mail/messages";
@@ -39,18 +42,19 @@ async function recipientLocale(db: Db, address: string): Promise<Locale> {
 /**
  * Sends up to `limit` due messages, each in its recipient's language.
  * @param opts.from the sender address (e.g. `StarArena <tickets@example.com>`).
+ * @param opts.now a test's simulated clock; without it, Postgres's `now()`.
  */
 export async function deliverEmails(db: Db, send: SendMail, opts: { from: string; limit?: number; now?: Date }): Promise<DeliveryReport> {
-  const now = opts.now ?? new Date();
+  const now = sqlNow(opts.now);
   const report: DeliveryReport = { sent: 0, failed: 0, errors: [] };
   // Claim the due rows in a short transaction (pushed {@link CLAIM_SECONDS} ahead, so another
   // pass leaves them alone), then talk SMTP outside any transaction: a slow or dead mail server
   // never holds a Postgres connection or row locks for its timeouts.
   const rows = (await db.execute(
-    sql`update emails set available_at = ${now.toISOString()}::timestamptz + ${CLAIM_SECONDS} * interval '1 second'
+    sql`update emails set available_at = ${now} + ${CLAIM_SECONDS} * interval '1 second'
         where id in (
           select id from emails
-          where sent_at is null and attempts < ${MAX_ATTEMPTS} and available_at <= ${now.toISOString()}
+          where sent_at is null and attempts < ${MAX_ATTEMPTS} and available_at <= ${now}
           order by id limit ${opts.limit ?? 20} for update skip locked)
         returning id, kind, to_address, payload, attempts`,
   )) as unknown as Row[];
@@ -67,7 +71,7 @@ export async function deliverEmails(db: Db, send: SendMail, opts: { from: string
       report.errors.push(`${row.kind} to ${row.to_address}: ${message}`);
       await db.execute(
         sql`update emails set attempts = attempts + 1, last_error = ${message.slice(0, 500)},
-              available_at = ${now.toISOString()}::timestamptz + least(interval '1 hour', interval '10 seconds' * power(2, attempts))
+              available_at = ${now} + least(interval '1 hour', interval '10 seconds' * power(2, attempts))
             where id = ${row.id}`,
       );
     }

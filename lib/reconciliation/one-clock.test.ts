@@ -11,14 +11,17 @@
  * none of its business.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { eq, inArray, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { orders, orderTransitions, payments } from "@/db/schema";
+import { emails, orders, orderTransitions, payments } from "@/db/schema";
 import { closeDb, db } from "@/lib/db";
+import { deliverEmails } from "@/lib/mail/deliver";
 import { dropDatabase, ensureDatabase, runMigrations } from "@/lib/migrations";
 import { placeOrder } from "@/lib/orders/place-order";
+import { relayOutbox } from "@/lib/outbox/relay";
 import { startCheckout } from "@/lib/payments/checkout";
 import * as psp from "@/lib/payments/sandbox/psp";
 import { closeRedis } from "@/lib/redis";
@@ -219,6 +222,71 @@ describe("one clock, with the worker under faketime", () => {
     } finally {
       vi.useRealTimers();
       await stopWorker();
+    }
+  });
+});
+
+describe("one clock for what is due: the outbox relay, e-mail delivery and the sandbox PSP's webhooks", () => {
+  /** `available_at` (or `deliver_at`) of a row, as Postgres reads it, minus Postgres's clock now (ms). */
+  const dueIn = async (table: "outbox" | "emails", id: number) => {
+    const [row] = (await db().execute(sql`select extract(epoch from available_at - now()) * 1000 as ms from ${sql.raw(table)} where id = ${id}`)) as unknown as { ms: string }[];
+    return Number(row!.ms);
+  };
+
+  it("a worker 30 s behind holds nothing back, and its back-off runs from Postgres's clock", { timeout: 30_000 }, async () => {
+    // Rows written now by Postgres's clock (the column defaults), as every writer does.
+    const key = `clock-${randomUUID()}`;
+    const [event] = (await db().execute(
+      sql`insert into outbox (name, payload, dedupe_key) values ('order/created', '{}'::jsonb, ${key}) returning id`,
+    )) as unknown as { id: number }[];
+    const address = `clock-${randomUUID()}@test.stararena`;
+    const [mail] = await db().insert(emails).values({ kind: "sign_up_existing", toAddress: address, payload: { name: "Clock" }, dedupeKey: `clock:${address}` }).returning({ id: emails.id });
+    const checkout = await psp.createCheckout({
+      orderId: `ord_clock_${randomUUID()}`,
+      amountMinor: 2_000,
+      currency: "EUR",
+      description: "one clock",
+      expiresAt: new Date((await dbNow()).getTime() + 10 * 60_000),
+      returnUrl: "http://localhost:3000/orders/x",
+      idempotencyKey: `clock-${randomUUID()}`,
+      faults: { webhookDelayMs: 0 },
+    });
+    expect((await psp.approve(checkout.id)).outcome).toBe("captured");
+
+    skewThisProcess(-30_000);
+    try {
+      // Inngest refuses, then the SMTP server, then the app's webhook endpoint: each row is
+      // due at once and comes back after its first back-off, counted from Postgres's clock.
+      const relayed = await relayOutbox(db(), async (events) => {
+        if (events.some((e) => e.id === key)) throw new Error("Inngest is down");
+      });
+      expect(relayed.failed).toBeGreaterThanOrEqual(1);
+      expect(await dueIn("outbox", event!.id)).toBeGreaterThan(1_000 - 500);
+      expect(await dueIn("outbox", event!.id)).toBeLessThanOrEqual(1_000);
+
+      const delivered = await deliverEmails(db(), async () => { throw new Error("SMTP is down"); }, { from: "StarArena <tickets@stararena.test>", limit: 1_000 });
+      expect(delivered.errors.some((e) => e.includes(address))).toBe(true);
+      expect(await dueIn("emails", mail!.id)).toBeGreaterThan(10_000 - 500);
+      expect(await dueIn("emails", mail!.id)).toBeLessThanOrEqual(10_000);
+
+      const refused = await psp.dispatchDueWebhooks({ deliver: async () => ({ status: 503 }), checkoutIds: [checkout.id], url: "http://app.test/webhooks" });
+      expect(refused.claimed).toBe(1);
+      const retryIn = refused.attempts[0]!.retryAt!.getTime() - (await dbNow()).getTime();
+      expect(retryIn).toBeGreaterThan(1_000 - 500);
+      expect(retryIn).toBeLessThanOrEqual(1_000);
+
+      // Once due again (Postgres's clock), each goes out at once — not 30 s later.
+      await sleep(1_100);
+      const sent: string[] = [];
+      await relayOutbox(db(), async (events) => sent.push(...events.map((e) => e.id)));
+      expect(sent).toContain(key);
+      expect((await psp.dispatchDueWebhooks({ deliver: async () => ({ status: 200 }), checkoutIds: [checkout.id], url: "http://app.test/webhooks" })).delivered).toBe(1);
+      await db().execute(sql`update emails set available_at = now() where id = ${mail!.id}`);
+      const to: string[] = [];
+      await deliverEmails(db(), async (m) => to.push(m.to), { from: "StarArena <tickets@stararena.test>", limit: 1_000 });
+      expect(to).toContain(address);
+    } finally {
+      vi.useRealTimers();
     }
   });
 });

@@ -33,7 +33,7 @@ import {
   type SandboxCheckoutStatus,
   type SandboxEventType,
 } from "@/db/sandbox-psp-schema";
-import { databaseNow } from "@/lib/clock";
+import { databaseNow, sqlNow } from "@/lib/clock";
 import { db, sql, type Db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { AppError, type ErrorKind } from "@/lib/errors";
@@ -799,7 +799,7 @@ const fetchDeliver: SandboxWebhookDeliver = async (url, body, headers) => {
 
 /** Options of {@link dispatchDueWebhooks}. */
 export interface DispatchOptions {
-  /** "Now" for what is due and for scheduling retries (default: the clock). Signatures always use the real clock. */
+  /** A test's simulated "now" for what is due and for scheduling retries (default: Postgres's `now()`, the PSP's clock). Signatures always use the real clock. */
   now?: Date;
   /** How to send (default {@link fetchDeliver}). */
   deliver?: SandboxWebhookDeliver;
@@ -862,13 +862,15 @@ type ClaimedRow = {
  * when the PSP's own database fails.
  */
 export async function dispatchDueWebhooks(opts: DispatchOptions = {}): Promise<DispatchResult> {
-  const now = opts.now ?? new Date();
+  // Due by the PSP's clock (its database's, as `deliver_at` is written): a dispatcher process
+  // whose clock runs behind holds no webhook back (docs/adr/0024).
+  const now = sqlNow(opts.now);
   const deliver = opts.deliver ?? fetchDeliver;
   const url = opts.url ?? sandboxWebhookUrl();
   const secret = opts.secret ?? SANDBOX_WEBHOOK_SECRET();
   const limit = opts.limit ?? 100;
   const q = sql();
-  const leaseUntil = new Date(now.getTime() + CLAIM_LEASE_MS);
+  const dueBy = opts.now ? q`${opts.now.toISOString()}::timestamptz` : q`now()`;
   const onlyCheckouts = opts.checkoutIds ? q`and checkout_id = any(${q.array(opts.checkoutIds)}::text[])` : q``;
 
   const claimed = await q<ClaimedRow[]>`
@@ -876,13 +878,13 @@ export async function dispatchDueWebhooks(opts: DispatchOptions = {}): Promise<D
       select id, deliver_at
         from sandbox_psp.webhook_deliveries
        where delivered_at is null and dropped = false and attempts < ${MAX_WEBHOOK_ATTEMPTS}
-         and deliver_at <= ${now.toISOString()}::timestamptz ${onlyCheckouts}
+         and deliver_at <= ${dueBy} ${onlyCheckouts}
        order by deliver_at, id
        limit ${limit}
          for update skip locked
     )
     update sandbox_psp.webhook_deliveries d
-       set attempts = d.attempts + 1, deliver_at = ${leaseUntil.toISOString()}::timestamptz
+       set attempts = d.attempts + 1, deliver_at = ${dueBy} + ${CLAIM_LEASE_MS} * interval '1 millisecond'
       from due
      where d.id = due.id
     returning d.id, d.checkout_id, d.event_id, d.type, d.payload::text as payload_text, d.attempts, d.fail_first_attempts,
@@ -932,15 +934,16 @@ export async function dispatchDueWebhooks(opts: DispatchOptions = {}): Promise<D
       return;
     }
     const givingUp = row.attempts >= MAX_WEBHOOK_ATTEMPTS;
-    const retryAt = givingUp ? null : new Date(now.getTime() + webhookRetryDelayMs(row.attempts));
-    await db()
+    const [scheduled] = await db()
       .update(sandboxWebhookDeliveries)
       .set({
         lastStatus: status,
         lastError: givingUp ? `${error} (gave up after ${row.attempts} attempts)` : error,
-        deliverAt: retryAt ?? now,
+        deliverAt: givingUp ? now : dsql`${now} + ${webhookRetryDelayMs(row.attempts)} * interval '1 millisecond'`,
       })
-      .where(eq(sandboxWebhookDeliveries.id, id));
+      .where(eq(sandboxWebhookDeliveries.id, id))
+      .returning({ deliverAt: sandboxWebhookDeliveries.deliverAt });
+    const retryAt = givingUp ? null : (scheduled?.deliverAt ?? null);
     attempts.push({ deliveryId: id, checkoutId: row.checkout_id, eventId: row.event_id, type: row.type, attempt: row.attempts, ok: false, status, error, retryAt });
   };
 
