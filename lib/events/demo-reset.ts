@@ -23,6 +23,7 @@
 import type { Redis } from "@upstash/redis";
 import { and, eq, sql } from "drizzle-orm";
 import { eventSeats, events, user } from "@/db/schema";
+import { databaseNow } from "@/lib/clock";
 import type { Db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import { forgetEvent } from "@/lib/events/cache";
@@ -93,11 +94,11 @@ function checkedMinutes(minutes: number | undefined): number {
 export async function resetDemoOnSale(db: Db, redisClient: Redis, opts: { slug?: string; minutes?: number; now?: Date } = {}): Promise<DemoResetResult> {
   const minutes = checkedMinutes(opts.minutes);
   const slug = opts.slug ?? DEMO_SHOW_SLUG;
-  const now = opts.now ?? new Date();
-  const onSaleAt = new Date(now.getTime() + minutes * 60_000);
-
   // Redis first: an outage refuses before Postgres changes, so the two do not disagree.
   await redisClient.ping();
+  // Minutes from now by Postgres's clock, which decides when the on-sale opens (docs/adr/0024).
+  const now = await databaseNow(db, opts.now);
+  const onSaleAt = new Date(now.getTime() + minutes * 60_000);
 
   const moved = await db.transaction(async (tx) => {
     const [row] = await tx

@@ -1,6 +1,7 @@
 /** A show as its edit page reads it: venue, levels with seat counts, lock state, and the form's starting values. */
 import { asc, eq, sql } from "drizzle-orm";
 import { events, eventSeats, orders, priceLevels, venues } from "@/db/schema";
+import { databaseNow } from "@/lib/clock";
 import type { Db } from "@/lib/db";
 import type { PriceLevelsLockedError } from "@/lib/events/errors";
 import type { EventFormValues } from "@/lib/events/form";
@@ -35,7 +36,7 @@ export interface EventSetup {
 }
 
 /** The show, its venue, levels with seat counts and the form's starting values; null for an unknown show. No ownership check: callers use requireOrganizerOfEvent first. */
-export async function getEventSetup(db: Db, eventId: string, now = new Date()): Promise<EventSetup | null> {
+export async function getEventSetup(db: Db, eventId: string, now?: Date): Promise<EventSetup | null> {
   const [row] = await db.select({ event: events, venue: venues }).from(events).innerJoin(venues, eq(events.venueId, venues.id)).where(eq(events.id, eventId));
   if (!row) return null;
   const { event, venue } = row;
@@ -50,7 +51,8 @@ export async function getEventSetup(db: Db, eventId: string, now = new Date()): 
   const venueSeats = await loadVenueSeats(db, venue.id);
   const stored = await currentAssignment(db, eventId, levels.map((l) => l.id));
   const described = describeAssignment(venueSeats, stored, levels.length);
-  const levelsLocked = lockReason(event, orderCount, now);
+  // Whether sales have opened, by Postgres's clock (docs/adr/0024), as the edit itself decides it.
+  const levelsLocked = lockReason(event, orderCount, await databaseNow(db, now));
   return {
     event,
     venue: { id: venue.id, slug: venue.slug, name: venue.name, city: venue.city, timeZone: venue.timeZone, capacity: venue.capacity },

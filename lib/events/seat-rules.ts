@@ -165,7 +165,10 @@ export async function currentAssignment(db: Tx, eventId: string, levelIds: strin
   return new Map(stored.map((s) => [s.seatId, index.get(s.level) ?? -1]));
 }
 
-/** Why price levels and seats can no longer change (orders exist, or sales have opened), or null. */
+/**
+ * Why price levels and seats can no longer change (orders exist, or sales have opened), or null.
+ * @param now Postgres's clock (docs/adr/0024): the caller reads it where it locks the show.
+ */
 export function lockReason(event: { status: string; onSaleAt: Date }, orderCount: number, now: Date): PriceLevelsLockedError["reason"] | null {
   if (orderCount > 0) return "orders";
   if (event.status === "published" && event.onSaleAt <= now) return "on_sale";

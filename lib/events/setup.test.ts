@@ -1,5 +1,5 @@
 import { asc, eq, sql } from "drizzle-orm";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { eventSeats, events, orders, priceLevels } from "@/db/schema";
 import { closeDb, db } from "@/lib/db";
 import { EventNotFoundError, EventTimeError, NotYourEventError, OnSaleLockedError, PriceLevelsLockedError, SeatRuleError, SlugTakenError } from "@/lib/events/errors";
@@ -394,6 +394,24 @@ describe("updateEvent", () => {
     await expect(updateEvent(db(), open.eventId, open.organizerId, { onSaleAt: new Date(Date.now() + 3_600_000) })).rejects.toThrow(OnSaleLockedError);
     const ok = await updateEvent(db(), open.eventId, open.organizerId, { description: "Doors at 19:00", perFanLimit: 6 });
     expect(ok).toMatchObject({ levelsReplaced: false, status: "published" });
+  });
+
+  it("whether the on-sale has opened is Postgres's clock: an instance 30 s behind can neither move it nor change the levels (docs/adr/0024)", async () => {
+    const [row] = (await db().execute(sql`select now() as now`)) as unknown as { now: string | Date }[];
+    const onSaleAt = new Date(new Date(row!.now).getTime() - 10_000); // opened 10 s ago
+    const open = await makeStudioShow(db(), { onSaleAt });
+    const one = [{ name: "All", priceMinor: 3_000, currency: "EUR", color: "#123456", seats: [{}] }];
+    vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true });
+    vi.setSystemTime(Date.now() - 30_000);
+    try {
+      await expect(updateEvent(db(), open.eventId, open.organizerId, { onSaleAt: new Date(Date.now() + 3_600_000) })).rejects.toThrow(OnSaleLockedError);
+      await expect(updateEvent(db(), open.eventId, open.organizerId, { priceLevels: one })).rejects.toMatchObject({ reason: "on_sale" });
+      expect((await getEventSetup(db(), open.eventId))!.levelsLocked).toBe("on_sale");
+    } finally {
+      vi.useRealTimers();
+    }
+    const [after] = await db().select({ onSaleAt: events.onSaleAt }).from(events).where(eq(events.id, open.eventId));
+    expect(after!.onSaleAt.getTime()).toBe(onSaleAt.getTime());
   });
 
   it("a published show's new admission rate and cap reach the waiting room at once", async () => {

@@ -10,6 +10,8 @@
  *   Otherwise only the other fields change ({@link PriceLevelsLockedError} for a level change).
  * - Once a published show's on-sale has opened, the on-sale time is fixed ({@link OnSaleLockedError}):
  *   the waiting room has already drawn its pre-queue at that instant.
+ * - "Opened", "in the future" and "before its on-sale" are Postgres's clock (docs/adr/0024),
+ *   read in the statement that locks the show, never the app instance's.
  * - Publishing is a guarded `UPDATE … WHERE status = 'draft'`: publishing twice is a no-op.
  * - The admission rate and active cap are the waiting room's configuration: written through
  *   lib/waiting-room/config.ts, which also brings Redis in line after an edit.
@@ -17,6 +19,7 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import { eventSeats, events, orders, priceLevels, venues } from "@/db/schema";
+import { databaseNow, sqlNow } from "@/lib/clock";
 import { uniqueViolation, type Db } from "@/lib/db";
 import { forgetEvent } from "@/lib/events/cache";
 import { forgetPublishedSlugs } from "@/lib/events/slugs";
@@ -63,14 +66,15 @@ function checkTimes(startsAt: Date, onSaleAt: Date, now: Date, startsAtChanged: 
  * zone, turns the local times into UTC, checks the seat rules against the venue, then
  * calls {@link createEvent}.
  * @returns the new event id and the seats put on sale per level name.
+ * @param now a test's simulated clock; without it, Postgres's.
  * @throws {UnknownVenueError} {EventTimeError} {SeatRuleError} {SlugTakenError} (each names its form field).
  */
-export async function createEventFromForm(db: Db, organizerId: string, form: EventCreateForm, now = new Date()) {
+export async function createEventFromForm(db: Db, organizerId: string, form: EventCreateForm, now?: Date) {
   const venue = await db.query.venues.findFirst({ where: eq(venues.id, form.venueId) });
   if (!venue) throw new UnknownVenueError();
   const startsAt = toUtc(form.startsAt, venue.timeZone, "startsAt");
   const onSaleAt = toUtc(form.onSaleAt, venue.timeZone, "onSaleAt");
-  checkTimes(startsAt, onSaleAt, now, true);
+  checkTimes(startsAt, onSaleAt, await databaseNow(db, now), true);
   const levels = await canonicalLevels(db, venue.id, form.priceLevels);
   try {
     return await createEvent(db, {
@@ -106,7 +110,7 @@ function emptyLevel(e: EmptyPriceLevelError, levels: { name: string }[]): SeatRu
  * price levels (when the form has them) are checked against the venue and passed on.
  * @throws what {@link updateEvent} throws, with {@link EmptyPriceLevelError} turned into a {@link SeatRuleError}.
  */
-export async function updateEventFromForm(db: Db, eventId: string, organizerId: string, form: EventEditForm, now = new Date()) {
+export async function updateEventFromForm(db: Db, eventId: string, organizerId: string, form: EventEditForm, now?: Date) {
   const event = await db.query.events.findFirst({ where: eq(events.id, eventId) });
   if (!event) throw new EventNotFoundError();
   if (event.organizerId !== organizerId) throw new NotYourEventError();
@@ -174,19 +178,28 @@ export interface UpdateEventResult {
  * @throws {z.ZodError} on malformed input; {@link EventNotFoundError}, {@link NotYourEventError},
  *   {@link EventNotEditableError}, {@link PriceLevelsLockedError}, {@link OnSaleLockedError},
  *   {@link EventTimeError}, {@link EmptyPriceLevelError}.
+ * @param now a test's simulated clock; without it, Postgres's `now()` in the statement that locks the show.
  */
-export async function updateEvent(db: Db, eventId: string, organizerId: string, input: EventUpdateInput, now = new Date()): Promise<UpdateEventResult> {
+export async function updateEvent(db: Db, eventId: string, organizerId: string, input: EventUpdateInput, now?: Date): Promise<UpdateEventResult> {
   const v = eventUpdateSchema.parse(input);
   const result = await db.transaction(async (tx) => {
-    const [ev] = await tx.select().from(events).where(eq(events.id, eventId)).for("update");
-    if (!ev) throw new EventNotFoundError();
+    // The show, locked, and Postgres's clock from the same statement: whether the on-sale has
+    // opened is decided by it, not by this instance's clock.
+    const [locked] = await tx
+      .select({ ev: events, nowMs: sql<number>`extract(epoch from ${sqlNow(now)}) * 1000`.mapWith(Number) })
+      .from(events)
+      .where(eq(events.id, eventId))
+      .for("update");
+    if (!locked) throw new EventNotFoundError();
+    const { ev } = locked;
+    const at = new Date(locked.nowMs);
     if (ev.organizerId !== organizerId) throw new NotYourEventError();
     if (ev.status === "cancelled") throw new EventNotEditableError();
     const startsAt = v.startsAt ?? ev.startsAt;
     const onSaleAt = v.onSaleAt ?? ev.onSaleAt;
     const onSaleMoved = onSaleAt.getTime() !== ev.onSaleAt.getTime();
-    if (onSaleMoved && ev.status === "published" && ev.onSaleAt <= now) throw new OnSaleLockedError();
-    checkTimes(startsAt, onSaleAt, now, startsAt.getTime() !== ev.startsAt.getTime());
+    if (onSaleMoved && ev.status === "published" && ev.onSaleAt <= at) throw new OnSaleLockedError();
+    checkTimes(startsAt, onSaleAt, at, startsAt.getTime() !== ev.startsAt.getTime());
 
     let levelsReplaced = false;
     let seatsByLevel: Record<string, number> | null = null;
@@ -207,8 +220,8 @@ export async function updateEvent(db: Db, eventId: string, organizerId: string, 
       const unchanged = sameLevels && sameAssignment(planned, await currentAssignment(tx, eventId, stored.map((s) => s.id)));
       if (!unchanged) {
         const [{ n: orderCount } = { n: 0 }] = await tx.select({ n: sql<number>`count(*)::int` }).from(orders).where(eq(orders.eventId, eventId));
-        const locked = lockReason(ev, orderCount, now);
-        if (locked) throw new PriceLevelsLockedError(locked);
+        const reason = lockReason(ev, orderCount, at);
+        if (reason) throw new PriceLevelsLockedError(reason);
         await replaceInventory(tx, eventId, v.priceLevels, planned);
         levelsReplaced = true;
       }
@@ -224,7 +237,7 @@ export async function updateEvent(db: Db, eventId: string, organizerId: string, 
         ...(v.perFanLimit !== undefined ? { perFanLimit: v.perFanLimit } : {}),
         startsAt,
         onSaleAt,
-        updatedAt: now,
+        updatedAt: at,
       })
       .where(eq(events.id, eventId));
     // The rate and cap belong to the waiting room's configuration (its one writer).

@@ -10,6 +10,8 @@ import { notFound } from "next/navigation";
 import { getTranslations, setRequestLocale } from "next-intl/server";
 import type { ReactNode } from "react";
 import { Countdown } from "@/components/countdown";
+import { databaseNow } from "@/lib/clock";
+import { db } from "@/lib/db";
 import { formatMoney } from "@/lib/format";
 import { intlLocale, type Locale } from "@/lib/i18n/config";
 import { effectiveFaults, findCheckout, isPastExpiry, returnUrlFor, sandboxCheckoutIdSchema, type SandboxCheckout } from "@/lib/payments/sandbox/psp";
@@ -69,7 +71,8 @@ export default async function SandboxCheckoutPage({ params }: PageProps<"/[local
     return <Notice t={t} testId="checkout-unknown" title={t("unknownTitle")} body={t("unknownBody")} />;
   }
 
-  const now = new Date();
+  // Past its expiry by the PSP's own clock (its database's, as approve decides), not this process's.
+  const now = await databaseNow(db());
   const amount = formatMoney(checkout.amountMinor, checkout.currency, intlLocale(locale));
   switch (checkout.status) {
     case "captured":
