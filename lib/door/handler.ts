@@ -15,8 +15,11 @@
  *  - a join is one Redis call, the per-address limit inside it (lib/waiting-room/lua.ts JOIN);
  *  - a retried join or own-status read from a fan whose queue ticket (lib/waiting-room/ticket.ts)
  *    proves it is still waiting is answered from the ticket and the public status: no Redis write;
- *  - a ticket of another generation (Redis lost the queue) goes with the fan's join or status
- *    read to Redis, which re-seats the fan by it in the same call (docs/adr/0028);
+ *  - a ticket of another generation (Redis lost the queue), or of a place Redis lost, goes with the
+ *    fan's join or status read to Redis, which re-seats the fan by it in the same call; every call
+ *    also names the generation this process last saw for the event, so the script that makes a
+ *    new one after a loss knows it and holds the serving counter while old fans come back
+ *    (docs/adr/0028);
  *  - the public status is computed at most once per {@link STATUS_MEMO_MS} per event in this
  *    process (it is cacheable for a second by any CDN anyway), limited per address in memory;
  *  - `Server-Timing` on every answer: total, session, redis (ms);
@@ -33,7 +36,7 @@ import { OriginReadCounter } from "@/lib/door/origin-reads";
 import { WindowCounter } from "@/lib/door/window-counter";
 import { eventIdSchema } from "@/lib/ids";
 import { DOOR_PATH } from "@/lib/waiting-room/paths";
-import { fanRoomStatus, joinRoom, publicRoomStatus, setRoomSlot, type FanQueueStatus, type PublicQueueStatus, type ReseatProof, type RoomStore } from "@/lib/waiting-room/room";
+import { fanRoomStatus, joinRoom, publicRoomStatus, setRoomSlot, type FanQueueStatus, type PublicQueueStatus, type ReseatProof, type RoomStore, type SeenGeneration } from "@/lib/waiting-room/room";
 import { issueQueueTicket, QUEUE_TICKET_TTL_MS, queueTicketCookieName, readQueueTicket, reseatProof, statusFromTicket, type QueueTicket } from "@/lib/waiting-room/ticket";
 import { admissionCookieName, issueAdmissionToken } from "@/lib/waiting-room/token";
 
@@ -125,15 +128,24 @@ export function createDoor(opts: DoorOptions): Door {
   /** Each memoized public status as JSON, written once: every status read in its 250 ms answers the same body. */
   const statusJson = new WeakMap<PublicQueueStatus, string>();
   const originReads = new OriginReadCounter(opts.store.redis, now);
+  /** The queue's generation last seen per event (kept through an outage, unlike the memo): sent with every queue script. */
+  const seen = new Map<string, SeenGeneration>();
+  function saw(eventId: string, generation: string, onSaleAt: number): void {
+    const known = seen.get(eventId);
+    if (known?.generation === generation && known.onSaleAt === onSaleAt) return;
+    seen.delete(eventId);
+    seen.set(eventId, { generation, onSaleAt });
+    if (seen.size > 10_000) seen.delete(seen.keys().next().value!);
+  }
 
   /** The event's public status, computed at most once per STATUS_MEMO_MS (concurrent callers share the call). */
   function publicStatus(eventId: string, t: Timing): Promise<PublicQueueStatus> {
     const at = now();
     const hit = memo.get(eventId);
     if (hit && at - hit.at < STATUS_MEMO_MS) return hit.status;
-    const status = t.redisCall(() => publicRoomStatus(opts.store, eventId, queueNow()));
+    const status = t.redisCall(() => publicRoomStatus(opts.store, eventId, queueNow(), seen.get(eventId)));
     memo.set(eventId, { at, status });
-    status.catch(() => memo.delete(eventId));
+    status.then((s) => saw(eventId, s.generation, s.onSaleAt), () => memo.delete(eventId));
     if (memo.size > 1_000) memo.delete(memo.keys().next().value!);
     return status;
   }
@@ -161,6 +173,7 @@ export function createDoor(opts: DoorOptions): Door {
    */
   async function fanAnswer(eventId: string, fan: SessionUser, status: FanQueueStatus, hadTicket: QueueTicket | null, t: Timing): Promise<Response> {
     const headers: [string, string][] = [["Cache-Control", PRIVATE_NO_STORE]];
+    saw(eventId, status.generation, status.onSaleAt);
     let admissionToken: string | null = null;
     if (status.state === "admitted" && status.admittedUntil) {
       admissionToken = await issueAdmissionToken({ fanId: fan.id, eventId, position: status.position, generation: status.generation, expiresAt: status.admittedUntil, now: now() });
@@ -246,16 +259,16 @@ export function createDoor(opts: DoorOptions): Door {
         if (rejoin === "1") {
           const ticket = ticketOf(cookies, eventId, fan);
           const reseat = (ticket && reseatProof(ticket)) ?? undefined;
-          return fanAnswer(eventId, fan, await t.redisCall(() => joinRoom(opts.store, eventId, fan.id, { now: queueNow(), rejoin: true, limit, reseat })), ticket, t);
+          return fanAnswer(eventId, fan, await t.redisCall(() => joinRoom(opts.store, eventId, fan.id, { now: queueNow(), rejoin: true, limit, reseat, seen: seen.get(eventId) })), ticket, t);
         }
-        return fanStatus(cookies, eventId, fan, t, (reseat) => joinRoom(opts.store, eventId, fan.id, { now: queueNow(), rejoin: false, limit, reseat }));
+        return fanStatus(cookies, eventId, fan, t, (reseat) => joinRoom(opts.store, eventId, fan.id, { now: queueNow(), rejoin: false, limit, reseat, seen: seen.get(eventId) }));
       }
       throw new AppError("method_not_allowed", "method_not_allowed", "Use GET to read the queue or POST to join it.");
     }
     if (method === "GET" || method === "HEAD") {
       const cookies = req.headers.get("cookie");
       const fan = await user(req, cookies, t, "Sign in to see your place in the queue.");
-      return fanStatus(cookies, eventId, fan, t, (reseat) => fanRoomStatus(opts.store, eventId, fan.id, { now: queueNow(), reseat }));
+      return fanStatus(cookies, eventId, fan, t, (reseat) => fanRoomStatus(opts.store, eventId, fan.id, { now: queueNow(), reseat, seen: seen.get(eventId) }));
     }
     if (method === "DELETE") {
       const fan = await user(req, req.headers.get("cookie"), t, "Sign in to see your place in the queue.");

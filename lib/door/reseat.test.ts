@@ -19,8 +19,10 @@ import { closeRedis, redis } from "@/lib/redis";
 import { createFansWithSessions, type SimFan } from "@/lib/simulator/sessions";
 import { makeStudioShow } from "@/lib/testing/fixtures";
 import { queueKeys } from "@/lib/waiting-room/keys";
+import { RESEAT_WINDOW_MS } from "@/lib/waiting-room/lua";
 import { appRoomStore } from "@/lib/waiting-room/queue";
 import { issueQueueTicket, queueTicketCookieName } from "@/lib/waiting-room/ticket";
+import { queueStateKey } from "@/lib/waiting-room/keys";
 import { admissionCookieName, verifyAdmissionToken } from "@/lib/waiting-room/token";
 
 const ORIGIN = "http://127.0.0.1:3000";
@@ -28,7 +30,7 @@ const HOUR = 3_600_000;
 let fans: SimFan[];
 
 beforeAll(async () => {
-  fans = await createFansWithSessions(db(), 16, { secret: env().BETTER_AUTH_SECRET, runTag: `reseat${Date.now().toString(36)}` });
+  fans = await createFansWithSessions(db(), 24, { secret: env().BETTER_AUTH_SECRET, runTag: `reseat${Date.now().toString(36)}` });
 });
 afterAll(async () => {
   await closeDb();
@@ -137,7 +139,13 @@ describe("a queue that survives losing Redis", () => {
       status: 403,
       code: "admission_slot_ended",
     });
+    // The fans who joined after the loss wait for the re-seat window (45 s from the new generation) while the old ones come back.
     clock.t = t0 + 6_000;
+    expect(await states()).toEqual(["admitted", "admitted", "admitted", "waiting"]);
+    clock.t = t0 + 2_000 + RESEAT_WINDOW_MS - 1;
+    expect(await states()).toEqual(["admitted", "admitted", "admitted", "waiting"]);
+    // Then admission resumes at the rate (one a second after the last held look), with no burst of the time it held.
+    clock.t = t0 + 2_000 + RESEAT_WINDOW_MS + 999;
     expect(await states()).toEqual(["admitted", "admitted", "admitted", "admitted"]);
 
     // The fan who had place 6, admitted 3 s after the loss, holds with its new token; its old ticket still gives no second place.
@@ -195,7 +203,7 @@ describe("a queue that survives losing Redis", () => {
     // A fan who joins the new queue gets its place 1 and is let in: slot 1 runs again, in another generation.
     clock.t = t0 + 2_000;
     expect((await send(d, "POST", queue, session(after))).body).toMatchObject({ state: "waiting", position: 1 });
-    clock.t = t0 + 3_000;
+    clock.t = t0 + 3_000 + RESEAT_WINDOW_MS;
     const now = await send(d, "GET", `${queue}/me`, session(after));
     expect(now.body).toMatchObject({ state: "admitted", position: 1 });
     expect(now.body.generation).not.toBe(old.body.generation);
@@ -209,5 +217,163 @@ describe("a queue that survives losing Redis", () => {
     await expect(holdForFan(db(), { eventId, fanId: after.id, request: { kind: "seats", ordinals: [7] }, admissionToken: now.cookies[admissionCookieName(eventId)]! })).resolves.toMatchObject({
       seats: [{ ordinal: 7 }],
     });
+  });
+
+  it("lets a fan who held a place back in within a minute of Redis coming back empty, ahead of fans who joined after it, though its page comes back last", async () => {
+    const t0 = Date.now();
+    const clock = { t: t0 };
+    const { eventId } = await makeStudioShow(db(), { onSaleAt: new Date(t0 - 60_000), startsAt: new Date(t0 + 24 * HOUR), admissionRatePerMinute: 60, activeCap: 100 });
+    const d = createDoor({ store: appRoomStore(db()), secret: env().BETTER_AUTH_SECRET, origins: [ORIGIN], secureCookies: false, now: () => clock.t, queueNow: () => clock.t });
+    const queue = `/api/events/${eventId}/queue`;
+    const ticketName = queueTicketCookieName(eventId);
+    const [old, fresh] = [fans[16]!, fans[17]!];
+    await send(d, "GET", queue, "");
+    const joined = await send(d, "POST", queue, session(old));
+    expect(joined.body).toMatchObject({ state: "waiting", position: 1, ahead: 0 });
+
+    await redis().del(...queueKeys(eventId)); // Redis comes back empty before the fan's turn
+
+    // A fan joins the new queue a second later and keeps asking; the old fan's page is backing off (503s) and comes back 30 s later.
+    clock.t = t0 + 1_000;
+    const f = await send(d, "POST", queue, session(fresh));
+    expect(f.body).toMatchObject({ state: "waiting", position: 1 });
+    const freshMe = async () => (await send(d, "GET", `${queue}/me`, `${session(fresh)}; ${ticketName}=${f.cookies[ticketName]}`)).body;
+    for (const at of [2_000, 10_000, 30_000]) {
+      clock.t = t0 + at;
+      expect(await freshMe()).toMatchObject({ state: "waiting", position: 1 });
+    }
+    clock.t = t0 + 31_000;
+    const back = await send(d, "GET", `${queue}/me`, `${session(old)}; ${ticketName}=${joined.cookies[ticketName]}`);
+    expect(back.body).toMatchObject({ state: "waiting", ahead: 0 });
+    expect(back.body.position).toBeLessThan(0);
+    clock.t = t0 + 31_300; // past the door's 250-ms memo of the public status
+    expect(await freshMe()).toMatchObject({ state: "waiting", ahead: 1 });
+    clock.t = t0 + 32_000;
+    expect((await send(d, "GET", `${queue}/me`, `${session(old)}; ${ticketName}=${back.cookies[ticketName]}`)).body).toMatchObject({ state: "admitted" });
+    expect(await freshMe()).toMatchObject({ state: "waiting" });
+    // The window ends 45 s after the new generation was made (t0 + 1 s): then the fans who joined after the loss go in.
+    clock.t = t0 + 1_000 + RESEAT_WINDOW_MS;
+    expect(await freshMe()).toMatchObject({ state: "admitted", position: 1 });
+    const st = await redis().hgetall<Record<string, string>>(queueStateKey(eventId));
+    expect(Number(st!.backUntil)).toBe(t0 + 1_000 + RESEAT_WINDOW_MS);
+  });
+
+  it("holds no one when a queue is first used after its on-sale: no earlier generation, no window", async () => {
+    const t0 = Date.now();
+    const clock = { t: t0 };
+    const { eventId } = await makeStudioShow(db(), { onSaleAt: new Date(t0 - 60_000), startsAt: new Date(t0 + 24 * HOUR), admissionRatePerMinute: 60, activeCap: 100 });
+    const d = createDoor({ store: appRoomStore(db()), secret: env().BETTER_AUTH_SECRET, origins: [ORIGIN], secureCookies: false, now: () => clock.t, queueNow: () => clock.t });
+    const queue = `/api/events/${eventId}/queue`;
+    expect((await send(d, "POST", queue, session(fans[18]!))).body).toMatchObject({ state: "waiting", position: 1 });
+    clock.t = t0 + 1_000;
+    expect((await send(d, "GET", `${queue}/me`, session(fans[18]!))).body).toMatchObject({ state: "admitted", position: 1 });
+    expect(await redis().hget(queueStateKey(eventId), "backUntil")).toBeNull();
+  });
+
+  it("gives back places Redis lost while it kept the queue (the last second's writes): a lost number beyond the end is the fan's again, one another fan took since comes when the counter reaches it", async () => {
+    const t0 = Date.now();
+    const clock = { t: t0 };
+    const { eventId } = await makeStudioShow(db(), { onSaleAt: new Date(t0 - 60_000), startsAt: new Date(t0 + 24 * HOUR), admissionRatePerMinute: 60, activeCap: 100 });
+    const d = createDoor({ store: appRoomStore(db()), secret: env().BETTER_AUTH_SECRET, origins: [ORIGIN], secureCookies: false, now: () => clock.t, queueNow: () => clock.t });
+    const queue = `/api/events/${eventId}/queue`;
+    const ticketName = queueTicketCookieName(eventId);
+    const [a, b, c, dd, e, f, g] = fans.slice(16, 23) as [SimFan, SimFan, SimFan, SimFan, SimFan, SimFan, SimFan];
+    const tickets = new Map<SimFan, string>();
+    const join = async (x: SimFan) => {
+      const r = await send(d, "POST", queue, session(x));
+      tickets.set(x, r.cookies[ticketName]!);
+      return r.body;
+    };
+    const me = async (x: SimFan) => {
+      const r = await send(d, "GET", `${queue}/me`, `${session(x)}; ${ticketName}=${tickets.get(x)}`);
+      if (r.cookies[ticketName]) tickets.set(x, r.cookies[ticketName]);
+      return r.body;
+    };
+    await send(d, "GET", queue, "");
+    for (const [i, x] of [a, b, c].entries()) expect(await join(x)).toMatchObject({ position: i + 1 });
+    // What survives: the queue as it was after the first three joins (AOF everysec: the last second is lost).
+    const [cfgKey, , posKey, stKey] = queueKeys(eventId) as [string, string, string, string];
+    const kept = { cfg: (await redis().hgetall(cfgKey))!, pos: (await redis().hgetall(posKey))!, st: (await redis().hgetall(stKey))! };
+    const generation = String(kept.st.gen);
+    expect(await join(dd)).toMatchObject({ position: 4 });
+    expect(await join(e)).toMatchObject({ position: 5 });
+    await redis().del(...queueKeys(eventId));
+    await redis().hset(cfgKey, kept.cfg);
+    await redis().hset(posKey, kept.pos);
+    await redis().hset(stKey, kept.st);
+
+    // The generation survived; a fan joining now is given the lost number 4.
+    clock.t = t0 + 300;
+    expect(await join(f)).toMatchObject({ position: 4, generation });
+    // Number 5 is beyond the queue's end: asking gives it back to its fan, and the next joiner comes after it.
+    clock.t = t0 + 600;
+    expect(await me(e)).toMatchObject({ state: "waiting", position: 5 });
+    clock.t = t0 + 700;
+    expect(await join(g)).toMatchObject({ state: "waiting", position: 6 });
+    // Number 4 is another fan's now: the fan who lost it waits for the counter to reach it.
+    clock.t = t0 + 800;
+    expect(await me(dd)).toMatchObject({ state: "waiting", position: 4 });
+
+    // One admission a second: 1, 2, 3, the new 4, then the fan who lost 4 (re-seated at the front), then 5, then 6.
+    const order: SimFan[] = [];
+    for (let s = 1; s <= 8; s++) {
+      clock.t = t0 + s * 1_000;
+      for (const x of [a, b, c, f, dd, e, g]) if (!order.includes(x) && (await me(x)).state === "admitted") order.push(x);
+    }
+    expect(order.map((x) => [a, b, c, dd, e, f, g].indexOf(x))).toEqual([0, 1, 2, 5, 3, 4, 6]);
+  });
+
+  it("re-seats a pre-queue fan whose page slept through the loss and shows its ticket after the on-sale: in its draw's order, ahead of fans who joined after the loss", async () => {
+    const t0 = Date.now();
+    const clock = { t: t0 };
+    const onSaleAt = t0 + 60_000;
+    const { eventId } = await makeStudioShow(db(), { onSaleAt: new Date(onSaleAt), startsAt: new Date(t0 + 24 * HOUR), admissionRatePerMinute: 60, activeCap: 100 });
+    const d = createDoor({ store: appRoomStore(db()), secret: env().BETTER_AUTH_SECRET, origins: [ORIGIN], secureCookies: false, now: () => clock.t, queueNow: () => clock.t });
+    const queue = `/api/events/${eventId}/queue`;
+    const ticketName = queueTicketCookieName(eventId);
+    const [x, y, late] = [fans[19]!, fans[20]!, fans[21]!];
+    const jx = await send(d, "POST", queue, session(x));
+    const jy = await send(d, "POST", queue, session(y));
+    expect([jx.body.state, jy.body.state]).toEqual(["pre", "pre"]);
+
+    await redis().del(...queueKeys(eventId));
+
+    // Just after the on-sale a fan joins the new queue; the pre-queue fans' pages wake (on-sale + ≤ 2 s) and show their tickets.
+    clock.t = onSaleAt + 100;
+    expect((await send(d, "POST", queue, session(late))).body).toMatchObject({ state: "waiting", position: 1 });
+    clock.t = onSaleAt + 1_500;
+    const rx = await send(d, "GET", `${queue}/me`, `${session(x)}; ${ticketName}=${jx.cookies[ticketName]}`);
+    const ry = await send(d, "GET", `${queue}/me`, `${session(y)}; ${ticketName}=${jy.cookies[ticketName]}`);
+    expect([rx.body.position, ry.body.position].every((p) => (p as number) < 0)).toBe(true);
+    // The lower draw first, whichever page came back first.
+    const [first, second] = (jx.body.draw as number) < (jy.body.draw as number) ? [{ fan: x, r: rx }, { fan: y, r: ry }] : [{ fan: y, r: ry }, { fan: x, r: rx }];
+    const me = async (who: { fan: SimFan; r: typeof rx } | SimFan) =>
+      "r" in who ? (await send(d, "GET", `${queue}/me`, `${session(who.fan)}; ${ticketName}=${who.r.cookies[ticketName]}`)).body : (await send(d, "GET", `${queue}/me`, session(who))).body;
+    expect([await me(first), await me(second)]).toMatchObject([
+      { state: "waiting", ahead: 0, draw: null },
+      { state: "waiting", ahead: 1 },
+    ]);
+    clock.t = onSaleAt + 2_500;
+    expect([(await me(first)).state, (await me(second)).state, (await me(late)).state]).toEqual(["admitted", "waiting", "waiting"]);
+    clock.t = onSaleAt + 3_500;
+    expect([(await me(second)).state, (await me(late)).state]).toEqual(["admitted", "waiting"]);
+  });
+
+  it("draws a pre-queue fan's place once per on-sale: joining afresh after a loss (or without the cookie) draws the same", async () => {
+    const t0 = Date.now();
+    const clock = { t: t0 };
+    const onSaleAt = t0 + 60_000;
+    const { eventId } = await makeStudioShow(db(), { onSaleAt: new Date(onSaleAt), startsAt: new Date(t0 + 24 * HOUR), admissionRatePerMinute: 60, activeCap: 100 });
+    const other = await makeStudioShow(db(), { onSaleAt: new Date(onSaleAt), startsAt: new Date(t0 + 24 * HOUR) });
+    const d = createDoor({ store: appRoomStore(db()), secret: env().BETTER_AUTH_SECRET, origins: [ORIGIN], secureCookies: false, now: () => clock.t, queueNow: () => clock.t });
+    const fan = fans[22]!;
+    const first = await send(d, "POST", `/api/events/${eventId}/queue`, session(fan));
+    expect(first.body.state).toBe("pre");
+    await redis().del(...queueKeys(eventId));
+    const again = await send(d, "POST", `/api/events/${eventId}/queue`, session(fan));
+    expect(again.body).toMatchObject({ state: "pre", draw: first.body.draw });
+    // Another fan, or another show, draws otherwise.
+    expect((await send(d, "POST", `/api/events/${eventId}/queue`, session(fans[23]!))).body.draw).not.toBe(first.body.draw);
+    expect((await send(d, "POST", `/api/events/${other.eventId}/queue`, session(fan))).body.draw).not.toBe(first.body.draw);
   });
 });

@@ -85,7 +85,7 @@ export async function refreshQueueConfig(db: Db, eventId: string): Promise<void>
 
 /** Runs the lazy admission up to now, by Redis's clock (`now`: a test's simulated one, ms): the status script advances the serving counter. */
 async function settle(db: Db, eventId: string, now?: number): Promise<void> {
-  const reply = await luaScript<(string | number)[]>(STATUS).exec(queueKeys(eventId), [now === undefined ? "" : String(now)]);
+  const reply = await luaScript<(string | number)[]>(STATUS).exec(queueKeys(eventId), [now === undefined ? "" : String(now), "", ""]);
   if (reply[0] === "NO_CONFIG") await syncQueueConfig(db, eventId);
 }
 

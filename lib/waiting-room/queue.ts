@@ -6,14 +6,15 @@
  * Redis's TIME decides (docs/adr/0024).
  */
 import type { Db } from "@/lib/db";
+import { env } from "@/lib/env";
 import { redis } from "@/lib/redis";
 import { syncQueueConfig } from "@/lib/waiting-room/config";
 import { fanRoomStatus, joinRoom, publicRoomStatus, setRoomSlot, type FanQueueStatus, type JoinLimit, type PublicQueueStatus, type RoomStore } from "@/lib/waiting-room/room";
 
 
-/** The app's room store: the process's Redis, configuration restored from `db`. */
+/** The app's room store: the process's Redis, configuration restored from `db`, the app secret. */
 export function appRoomStore(db: Db): RoomStore {
-  return { redis: redis(), restoreConfig: (eventId) => syncQueueConfig(db, eventId) };
+  return { redis: redis(), secret: env().BETTER_AUTH_SECRET, restoreConfig: (eventId) => syncQueueConfig(db, eventId) };
 }
 
 /** {@link joinRoom} on the app's store: joins (idempotent), or returns the fan's existing place. */

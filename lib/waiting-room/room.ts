@@ -14,12 +14,15 @@
 import type { Redis } from "@upstash/redis";
 import { RateLimitedError } from "@/lib/errors";
 import { eventKey, scriptOn } from "@/lib/redis-core";
+import { hmacSha256Base64Url, sha256 } from "@/lib/signing";
 import { queueKeys } from "@/lib/waiting-room/keys";
 import { FAN_STATUS, JOIN, SET_SLOT, STATUS } from "@/lib/waiting-room/lua";
 
-/** Where the queue lives: the Redis client, and how to put an event's configuration back into it. */
+/** Where the queue lives: the Redis client, how to put an event's configuration back into it, and the app secret. */
 export interface RoomStore {
   redis: Redis;
+  /** The app secret (BETTER_AUTH_SECRET): a fan's pre-queue draw is derived from it ({@link drawKey}). */
+  secret: string;
   /** Writes the event's queue configuration (the `cfg` hash) from its source of truth. */
   restoreConfig(eventId: string): Promise<void>;
 }
@@ -98,6 +101,19 @@ export interface ReseatProof {
   generation: string;
   order: number;
   onSaleAt: number;
+  /** The ticket's place: > 0 a number in the queue, 0 a pre-queue place not drawn yet, < 0 a re-seated place. */
+  position: number;
+}
+
+/**
+ * The generation of an event's queue a caller last saw, for the on-sale it belonged to: when
+ * Redis has lost the queue, the script that makes the new generation learns from it that one
+ * was lost, and holds the serving counter for the re-seat window (./lua.ts). The door keeps one
+ * per event.
+ */
+export interface SeenGeneration {
+  generation: string;
+  onSaleAt: number;
 }
 
 /** A per-address join limit: at most `max` joins per fixed window of `windowMs` from `address`, for one event. */
@@ -111,10 +127,10 @@ export interface JoinLimit {
  * Runs a queue script at `now` (a test's simulated clock; undefined: Redis's TIME, sent as '');
  * restores the configuration once if Redis lost it.
  */
-async function run(store: RoomStore, script: string, eventId: string, now: number | undefined, args: (string | number)[], extraKeys: string[] = []): Promise<(string | number)[]> {
+async function run(store: RoomStore, script: string, eventId: string, now: number | undefined, args: (string | number)[], extraKeys: string[] = [], seen?: SeenGeneration): Promise<(string | number)[]> {
   const lua = scriptOn<(string | number)[]>(store.redis, script);
   const keys = [...queueKeys(eventId), ...extraKeys];
-  const argv = [now === undefined ? "" : String(now), ...args.map(String)];
+  const argv = [now === undefined ? "" : String(now), ...args.map(String), seen?.generation ?? "", seen ? String(seen.onSaleAt) : ""];
   let reply = await lua.exec(keys, argv);
   if (reply[0] === "NO_CONFIG") {
     await store.restoreConfig(eventId);
@@ -126,8 +142,8 @@ async function run(store: RoomStore, script: string, eventId: string, now: numbe
 /** Seconds until a fan `ahead` places back is admitted at `ratePerMinute` (≥ 1 fan/min). */
 export const etaSecondsFor = (ahead: number, ratePerMinute: number) => Math.ceil(((ahead + 1) * 60) / Math.max(1, ratePerMinute));
 
-/** The ARGV of a re-seat proof ('' × 3: none). */
-const proofArgs = (proof: ReseatProof | undefined) => (proof ? [proof.generation, proof.order, proof.onSaleAt] : ["", "", ""]);
+/** The ARGV of a re-seat proof ('' × 4: none). */
+const proofArgs = (proof: ReseatProof | undefined) => (proof ? [proof.generation, proof.order, proof.onSaleAt, proof.position] : ["", "", "", ""]);
 
 /** A JOIN / FAN_STATUS reply as the fan's status; its pre-queue ETA is counted from the reply's own `now` (Redis's clock). */
 function toFanStatus(r: (string | number)[]): FanQueueStatus {
@@ -152,46 +168,42 @@ function toFanStatus(r: (string | number)[]): FanQueueStatus {
   };
 }
 
-/** Random bytes for {@link randomDraw}, taken from the CSPRNG 256 draws at a time. */
-const drawBytes = new Uint8Array(6 * 256);
-let drawAt = drawBytes.length;
+let cachedDrawSecret: { secret: string; key: Uint8Array } | undefined;
 
 /**
- * A uniform integer in [0, DRAW_RANGE = 2^48) (lib/waiting-room/draw.ts): 48 random bits from
- * the platform's CSPRNG. The bytes come from a pool refilled in one call, as node:crypto's
- * randomUUID does: one `getRandomValues` costs ~3 µs of CPU whatever its size (measured, Node 20),
- * and every join asks for a draw. Each byte is used once.
+ * The fan's draw key for one event: HMAC-SHA256(SHA-256(secret ":queue-draws"), eventId ":" fanId).
+ * The join's script draws from it and the on-sale (./lua.ts JOIN: 48 bits of SHA-1(drawKey ":"
+ * onSaleAt), uniform in [0, DRAW_RANGE)), so a fan has one draw per event and on-sale however
+ * often it joins — a cleared cookie or a lost queue draws the same — and, the secret being the
+ * server's, cannot compute it, nor choose a fan id that draws well.
  */
-function randomDraw(): number {
-  if (drawAt === drawBytes.length) {
-    crypto.getRandomValues(drawBytes);
-    drawAt = 0;
-  }
-  const b = drawBytes;
-  const i = drawAt;
-  drawAt += 6;
-  return ((b[i]! * 256 + b[i + 1]!) * 256 + b[i + 2]!) * 2 ** 24 + ((b[i + 3]! * 256 + b[i + 4]!) * 256 + b[i + 5]!);
+export function drawKey(secret: string, eventId: string, fanId: string): string {
+  if (cachedDrawSecret?.secret !== secret) cachedDrawSecret = { secret, key: sha256(`${secret}:queue-draws`) };
+  return hmacSha256Base64Url(cachedDrawSecret.key, `${eventId}:${fanId}`);
 }
 
 /**
  * Joins the fan to the event's queue, or returns their existing place (idempotent: reload,
  * new tab, another device). Before the on-sale the fan enters the pre-queue with a random
- * rank drawn now, server-side (I7); after it, the fan is appended in arrival order.
+ * rank drawn server-side (I7: {@link drawKey}, fixed per fan and on-sale); after it, the fan is
+ * appended in arrival order.
  * @param opts.rejoin a fan whose turn expired gets a new place at the back.
  * @param opts.limit the per-address join limit, checked in the same Redis call.
- * @param opts.reseat the fan's queue ticket's proof: a fan with no place in this generation is re-seated by it.
+ * @param opts.reseat the fan's queue ticket's proof: a fan whose place Redis lost is re-seated by it.
+ * @param opts.seen the generation the caller last saw (a lost one holds the new queue's counter for the re-seat window).
  * @param opts.now a test's simulated Redis clock (ms); production passes none.
  * @throws {RateLimitedError} 429 when `opts.limit` is exceeded.
  */
-export async function joinRoom(store: RoomStore, eventId: string, fanId: string, opts: { now?: number; rejoin?: boolean; limit?: JoinLimit; reseat?: ReseatProof } = {}): Promise<FanQueueStatus> {
+export async function joinRoom(store: RoomStore, eventId: string, fanId: string, opts: { now?: number; rejoin?: boolean; limit?: JoinLimit; reseat?: ReseatProof; seen?: SeenGeneration } = {}): Promise<FanQueueStatus> {
   const limit = opts.limit;
   const reply = await run(
     store,
     JOIN,
     eventId,
     opts.now,
-    [fanId, randomDraw(), opts.rejoin ? 1 : 0, limit?.max ?? 0, limit?.windowMs ?? 0, ...proofArgs(opts.reseat)],
+    [fanId, drawKey(store.secret, eventId, fanId), opts.rejoin ? 1 : 0, limit?.max ?? 0, limit?.windowMs ?? 0, ...proofArgs(opts.reseat)],
     [eventKey(eventId, "wr", "rl", limit?.address ?? "-")],
+    opts.seen,
   );
   if (reply[0] === "LIMITED") throw new RateLimitedError(Math.max(1, Math.ceil(Number(reply[1]) / 1000)));
   return toFanStatus(reply);
@@ -199,16 +211,20 @@ export async function joinRoom(store: RoomStore, eventId: string, fanId: string,
 
 /**
  * The fan's own place without joining.
- * @param opts.reseat its queue ticket's proof: re-seats a fan with no place in this generation.
+ * @param opts.reseat its queue ticket's proof: re-seats a fan whose place Redis lost.
+ * @param opts.seen the generation the caller last saw ({@link joinRoom}).
  * @param opts.now a test's simulated Redis clock (ms); production passes none.
  */
-export async function fanRoomStatus(store: RoomStore, eventId: string, fanId: string, opts: { now?: number; reseat?: ReseatProof } = {}): Promise<FanQueueStatus> {
-  return toFanStatus(await run(store, FAN_STATUS, eventId, opts.now, [fanId, ...proofArgs(opts.reseat)]));
+export async function fanRoomStatus(store: RoomStore, eventId: string, fanId: string, opts: { now?: number; reseat?: ReseatProof; seen?: SeenGeneration } = {}): Promise<FanQueueStatus> {
+  return toFanStatus(await run(store, FAN_STATUS, eventId, opts.now, [fanId, ...proofArgs(opts.reseat)], [], opts.seen));
 }
 
-/** The public status: constant Redis work whatever the queue's length. `now`: a test's simulated Redis clock (ms). */
-export async function publicRoomStatus(store: RoomStore, eventId: string, now?: number): Promise<PublicQueueStatus> {
-  const [, serving, size, active, rate, cap, paused, onSaleAt, preSize, servingDraw, pacedRate, generation, returning, at] = await run(store, STATUS, eventId, now, []);
+/**
+ * The public status: constant Redis work whatever the queue's length. `now`: a test's simulated Redis clock (ms);
+ * `seen`: the generation the caller last saw ({@link joinRoom}).
+ */
+export async function publicRoomStatus(store: RoomStore, eventId: string, now?: number, seen?: SeenGeneration): Promise<PublicQueueStatus> {
+  const [, serving, size, active, rate, cap, paused, onSaleAt, preSize, servingDraw, pacedRate, generation, returning, at] = await run(store, STATUS, eventId, now, [], [], seen);
   return {
     servingCounter: Number(serving),
     queueLength: Number(size),

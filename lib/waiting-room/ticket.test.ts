@@ -44,11 +44,11 @@ describe("queue tickets", () => {
 
   it("prove the order a lost place is re-seated by: a pre-queue draw ahead of every later joiner's position", () => {
     const base = { eventId: "evt_1", fanId: "usr_1", issuedAt: 1_000, onSaleAt: 60_000, generation: "g1" };
-    expect(reseatProof({ ...base, position: 0, draw: 12_345 })).toEqual({ generation: "g1", order: 12_345, onSaleAt: 60_000 });
-    expect(reseatProof({ ...base, position: 4, draw: DRAW_RANGE - 1 })).toEqual({ generation: "g1", order: DRAW_RANGE - 1, onSaleAt: 60_000 });
-    expect(reseatProof({ ...base, position: 1, draw: null })).toEqual({ generation: "g1", order: DRAW_RANGE + 1, onSaleAt: 60_000 });
+    expect(reseatProof({ ...base, position: 0, draw: 12_345 })).toEqual({ generation: "g1", order: 12_345, onSaleAt: 60_000, position: 0 });
+    expect(reseatProof({ ...base, position: 4, draw: DRAW_RANGE - 1 })).toEqual({ generation: "g1", order: DRAW_RANGE - 1, onSaleAt: 60_000, position: 4 });
+    expect(reseatProof({ ...base, position: 1, draw: null })).toEqual({ generation: "g1", order: DRAW_RANGE + 1, onSaleAt: 60_000, position: 1 });
     // A re-seated place keeps the order it was re-seated by.
-    expect(reseatProof({ ...base, position: -2, draw: null, order: DRAW_RANGE + 6 })).toEqual({ generation: "g1", order: DRAW_RANGE + 6, onSaleAt: 60_000 });
+    expect(reseatProof({ ...base, position: -2, draw: null, order: DRAW_RANGE + 6 })).toEqual({ generation: "g1", order: DRAW_RANGE + 6, onSaleAt: 60_000, position: -2 });
     // No place proven: not in the queue, or no generation / on-sale on the ticket.
     expect(reseatProof({ ...base, position: 0, draw: null })).toBeNull();
     expect(reseatProof({ eventId: "evt_1", fanId: "usr_1", issuedAt: 1_000, onSaleAt: 60_000, position: 7, draw: null })).toBeNull();

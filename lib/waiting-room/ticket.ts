@@ -119,22 +119,24 @@ function ticketFromFields(t: TicketFields): QueueTicket | null {
 }
 
 /**
- * What the ticket proves about its fan's place, for re-seating when its generation is gone:
- * the order — a pre-queue fan's draw (the pre-queue's order, and ahead of every later
+ * What the ticket proves about its fan's place, for re-seating when Redis lost it (its
+ * generation gone, or its place lost from this one): the order — a pre-queue fan's draw (the pre-queue's order, and ahead of every later
  * joiner), else DRAW_RANGE + its position (arrival order after the on-sale) — with the
- * generation and on-sale it belongs to. Null when the ticket proves no place (position 0
+ * generation, on-sale and place it belongs to. Null when the ticket proves no place (position 0
  * without a draw, or issued before tickets carried the generation).
  */
 export function reseatProof(ticket: QueueTicket): ReseatProof | null {
   if (ticket.generation === undefined || ticket.onSaleAt === undefined) return null;
   const order = ticket.order ?? (ticket.draw !== null ? ticket.draw : ticket.position > 0 ? DRAW_RANGE + ticket.position : null);
-  return order === null ? null : { generation: ticket.generation, order, onSaleAt: ticket.onSaleAt };
+  return order === null ? null : { generation: ticket.generation, order, onSaleAt: ticket.onSaleAt, position: ticket.position };
 }
 
 /**
  * The fan's status from its ticket and the public status alone, when that is certain:
  * before the on-sale a pre-queue fan is "pre"; after it, a fan whose position is still
- * behind the serving counter is "waiting". Anything else — the turn may have come, a
+ * behind the serving counter is "waiting". Anything else — the turn may have come, the place is
+ * beyond the end of a queue read after the ticket was issued (Redis lost the last joins: asking
+ * gives the place back; a status older than the ticket may just not count its join yet), a
  * pre-queue fan's rank is not on the ticket yet, the on-sale moved, the queue's generation is
  * not the ticket's (Redis lost the queue: asking re-seats the fan), the place is a re-seated
  * one (its turn does not follow the serving counter) — is null: ask Redis. Before or after
@@ -148,7 +150,7 @@ export function statusFromTicket(ticket: QueueTicket, pub: PublicQueueStatus): F
     if (ticket.draw === null || ticket.position !== 0) return null;
     return fanStatus(ticket, pub, "pre", 0, Math.max(0, Math.ceil((pub.onSaleAt - pub.now) / 1000)));
   }
-  if (ticket.position <= pub.servingCounter) return null;
+  if (ticket.position <= pub.servingCounter || (ticket.position > pub.queueLength && ticket.issuedAt < pub.now)) return null;
   const ahead = ticket.position - pub.servingCounter - 1 + pub.returning;
   return fanStatus(ticket, pub, "waiting", ahead, pub.paused ? null : etaSecondsFor(ahead, rateInForce(pub).rate));
 }
