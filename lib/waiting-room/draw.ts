@@ -1,10 +1,10 @@
 /**
  * The pre-queue draw as a fan's page (or the simulator) uses it, without asking the origin:
- * every pre-queue fan gets a random draw at join (lib/waiting-room/queue.ts `joinQueue`);
+ * every pre-queue fan gets a draw at join, fixed per fan and on-sale (lib/waiting-room/room.ts `drawKey`);
  * at the on-sale the draws' order is the queue's order. Also how often a waiting page
  * polls. Pure functions, safe in the browser.
  */
-/** Pre-queue draws are integers in [0, DRAW_RANGE): 48 random bits. */
+/** Pre-queue draws are integers in [0, DRAW_RANGE): 48 uniform bits. */
 export const DRAW_RANGE = 2 ** 48;
 
 /**
