@@ -37,7 +37,7 @@ export type DiscrepancyKind =
   | "foreign_webhook";
 
 /** The stored id of a discrepancy key (ids are bounded: keys from outside can be long). */
-const discrepancyId = (key: string) => `dsc_${key}`.slice(0, 120);
+export const discrepancyId = (key: string) => `dsc_${key}`.slice(0, 120);
 
 /**
  * Records a discrepancy once per `key`.

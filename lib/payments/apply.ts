@@ -19,7 +19,7 @@
  * currency; a capture for another amount, currency or order is refunded in full
  * (./mismatch.ts), one for no payment of ours is recorded for a person.
  */
-import { and, asc, eq, ne, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { orders, payments } from "@/db/schema";
 import { recordDiscrepancy } from "@/lib/audit/discrepancies";
 import type { Db } from "@/lib/db";
@@ -31,7 +31,8 @@ import { enqueue } from "@/lib/outbox";
 import { lockPayment } from "@/lib/payments/locks";
 import { paymentProvider } from "@/lib/payments";
 import { resolveLatePayment } from "@/lib/payments/late-payment";
-import { captureMismatches, isMismatchedCapture, refundMismatchedCapture } from "@/lib/payments/mismatch";
+import { keptCaptures } from "@/lib/payments/kept";
+import { captureMismatches, refundMismatchedCapture } from "@/lib/payments/mismatch";
 import { PaymentProviderError, type PaymentProvider, type PaymentSnapshot } from "@/lib/payments/provider";
 import { refundPayment } from "@/lib/payments/refund";
 import { issueTickets } from "@/lib/tickets/issue";
@@ -279,26 +280,13 @@ async function reReported(
 }
 
 /**
- * The order's captures beyond the first, inside the caller's transaction (which holds the
- * order's row lock; {@link reReported} reads it without, to learn there are none): by capture
- * time, then id, the first is kept and the others are extra. A mismatched capture
- * (./mismatch.ts) is never the kept one: it is refunded by its own rule.
- * One rule for every path (a webhook, the sweep), so two of them never refund different
- * payments of the same order (I3).
+ * The order's kept captures beyond the first (./kept.ts: captured and not mismatched, by
+ * capture time, then id), inside the caller's transaction (which holds the order's row lock;
+ * {@link reReported} reads it without, to learn there are none). One rule for every path (a
+ * webhook, the sweep), so two of them never refund different payments of the same order (I3).
  */
 async function extraCaptures(tx: Tx | Db, orderId: string): Promise<string[]> {
-  const captured = await tx
-    .select({ id: payments.id })
-    .from(payments)
-    .where(and(eq(payments.orderId, orderId), eq(payments.status, "captured")))
-    .orderBy(asc(payments.capturedAt), asc(payments.id));
-  const kept = captured.length > 1 ? await asyncFilter(captured, async (p) => !(await isMismatchedCapture(tx, p.id))) : captured;
-  return kept.slice(1).map((p) => p.id);
-}
-
-async function asyncFilter<T>(xs: T[], keep: (x: T) => Promise<boolean>): Promise<T[]> {
-  const flags = await Promise.all(xs.map(keep));
-  return xs.filter((_, i) => flags[i]);
+  return (await keptCaptures(tx, orderId)).slice(1);
 }
 
 /**
@@ -345,15 +333,15 @@ export type PspRefundOutcome = "order_refunded" | "payment_refunded" | "not_capt
  * Records the PSP's refund of `paymentId`.
  * @param refundedAt when the PSP refunded (its ledger's time).
  * @returns "order_refunded" (the order ended too), "payment_refunded" (another kept
- *   payment still pays the order, or the order was not paid), "not_captured" (nothing to do).
+ *   capture, ./kept.ts, still pays the order, or the order was not paid), "not_captured" (nothing to do).
  */
 async function recordRefundAtPsp(db: Db, paymentId: string, refundedAt: Date, cause: TransitionCause): Promise<PspRefundOutcome> {
   const result = await db.transaction(async (tx) => {
     const { payment } = await lockPayment(tx, paymentId);
     if (!payment || payment.status !== "captured") return { outcome: "not_captured" as const };
     await transitionPayment(tx, payment, "captured", "refunded", cause, { refundedAt });
-    const [kept] = await tx.select({ id: payments.id }).from(payments).where(and(eq(payments.orderId, payment.orderId), ne(payments.id, payment.id), eq(payments.status, "captured")));
-    if (kept) return { outcome: "payment_refunded" as const };
+    // Another kept capture still pays the order; a mismatched one never does (./kept.ts).
+    if ((await keptCaptures(tx, payment.orderId)).length > 0) return { outcome: "payment_refunded" as const };
     const ended = await endSoldOrder(tx, payment.orderId, "refunded", cause);
     return ended ? { outcome: "order_refunded" as const, ended } : { outcome: "payment_refunded" as const };
   });
@@ -381,7 +369,7 @@ async function voidUnbackedCapture(db: Db, paymentId: string, cause: TransitionC
     const { payment } = await lockPayment(tx, paymentId);
     if (!payment || payment.status !== "captured") return null;
     await transitionPayment(tx, payment, "captured", "cancelled", cause);
-    const [kept] = await tx.select({ id: payments.id }).from(payments).where(and(eq(payments.orderId, payment.orderId), ne(payments.id, payment.id), eq(payments.status, "captured")));
+    const kept = (await keptCaptures(tx, payment.orderId)).length > 0;
     const ended = kept ? null : await endSoldOrder(tx, payment.orderId, "cancelled", cause);
     return { payment, ended };
   });

@@ -28,7 +28,7 @@ import { enqueue } from "@/lib/outbox";
 import { lockPayment } from "@/lib/payments/locks";
 import { PaymentProviderError } from "@/lib/payments/provider";
 import { refundPayment } from "@/lib/payments/refund";
-import { isMismatchedCapture } from "@/lib/payments/mismatch";
+import { isMismatchedCapture } from "@/lib/payments/kept";
 import { findDiscrepancy, recordDiscrepancy } from "@/lib/audit/discrepancies";
 import { issueTickets } from "@/lib/tickets/issue";
 

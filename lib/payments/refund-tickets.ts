@@ -27,6 +27,7 @@ import { enqueueEmailToUser } from "@/lib/mail/outbox";
 import { refundSoldLineItems } from "@/lib/orders/seats";
 import { transitionTicket, type TransitionCause } from "@/lib/orders/state-machine";
 import { paymentProvider } from "@/lib/payments";
+import { keptCaptures } from "@/lib/payments/kept";
 import { PaymentProviderError } from "@/lib/payments/provider";
 
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
@@ -132,7 +133,9 @@ async function recordRequest(db: Db, orderId: string, ticketIds: string[], reaso
     const pending = await tx.select({ lineItemIds: refunds.lineItemIds }).from(refunds).where(and(eq(refunds.orderId, orderId), eq(refunds.status, "requested")));
     const busy = new Set(pending.flatMap((p) => p.lineItemIds));
     if (chosen.some((t) => busy.has(t.lineItemId))) throw refused("conflict", "ticket_being_refunded", "One of these tickets is being refunded right now. Reload the page in a moment.", "ticketIds");
-    const kept = await tx.select().from(payments).where(and(eq(payments.orderId, orderId), eq(payments.status, "captured")));
+    // The capture that pays the order (./kept.ts): a mismatched one being given back is not it.
+    const keptIds = await keptCaptures(tx, orderId);
+    const kept = keptIds.length === 1 ? await tx.select().from(payments).where(eq(payments.id, keptIds[0]!)) : [];
     if (kept.length !== 1) throw refused("conflict", "no_payment", "This order has no single captured payment to give money back from.");
     const [row] = await tx
       .insert(refunds)

@@ -17,6 +17,7 @@ import { databaseNow, redisNowMs } from "@/lib/clock";
 import type { Db } from "@/lib/db";
 import { holdKey, inventoryKeys } from "@/lib/inventory/keys";
 import { IN_FLIGHT_HOLD_MS } from "@/lib/inventory/rebuild";
+import { keptCaptureSql } from "@/lib/payments/kept";
 import type { LedgerEntry } from "@/lib/payments/provider";
 import { LEDGER_EVENT_WINDOW_MS, ledgerProviders, ledgerWindow } from "@/lib/reconciliation/ledger";
 import { readInventory, readInventoryAt } from "@/lib/reconciliation/redis-reads";
@@ -31,9 +32,9 @@ export interface InvariantReport {
   paidWithoutTickets: number;
   /** …and refunded payments whose order still has valid tickets (both). */
   refundedWithTickets: number;
-  /** I3: orders with more than one kept (captured, not refunded) payment. */
+  /** I3: orders charged more than once (captured payments not refunded; a mismatched capture counts until its refund is made). */
   doubleCharged: number;
-  /** I4: valid tickets whose order has no kept payment. */
+  /** I4: valid tickets whose order has no kept payment (captured and not mismatched: lib/payments/kept.ts). */
   ticketsWithoutPayment: number;
   /** I5: holds past their expiry (plus grace) still live. */
   holdsNotEnded: number;
@@ -101,7 +102,7 @@ export async function checkInvariants(db: Db, opts: { eventId?: string; graceMs?
       db,
       sql`select count(distinct o.id)::int as n from payments p join orders o on o.id = p.order_id join tickets t on t.order_id = o.id
           where p.status = 'refunded' and t.status = 'valid'
-            and not exists (select 1 from payments k where k.order_id = o.id and k.status = 'captured') ${evt}`,
+            and not exists (select 1 from payments k where k.order_id = o.id and ${keptCaptureSql("k")}) ${evt}`,
     ),
     doubleCharged: await count(
       db,
@@ -110,7 +111,7 @@ export async function checkInvariants(db: Db, opts: { eventId?: string; graceMs?
     ticketsWithoutPayment: await count(
       db,
       sql`select count(*)::int as n from tickets t join orders o on o.id = t.order_id
-          where t.status <> 'void' and not exists (select 1 from payments p where p.order_id = o.id and p.status = 'captured') ${evt}`,
+          where t.status <> 'void' and not exists (select 1 from payments p where p.order_id = o.id and ${keptCaptureSql("p")}) ${evt}`,
     ),
     keptMoneyMismatch: await count(
       db,

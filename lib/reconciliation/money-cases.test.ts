@@ -11,6 +11,8 @@ import { closeDb, db } from "@/lib/db";
 import { FanLimitError } from "@/lib/inventory/errors";
 import { holdKey, inventoryKeys } from "@/lib/inventory/keys";
 import { rebuildInventory } from "@/lib/inventory/rebuild";
+import { recordDiscrepancy } from "@/lib/audit/discrepancies";
+import { askPsp } from "@/lib/payments/apply";
 import { closePendingOrder } from "@/lib/payments/expiry";
 import { holdForFan } from "@/lib/orders/hold-for-fan";
 import { PendingOrderError, placeOrder } from "@/lib/orders/place-order";
@@ -18,6 +20,8 @@ import { startCheckout } from "@/lib/payments/checkout";
 import { PaymentProviderError, WebhookSignatureError } from "@/lib/payments/provider";
 import type { SandboxFaultOverrides } from "@/lib/payments/sandbox/faults";
 import * as psp from "@/lib/payments/sandbox/psp";
+import { refundPayment } from "@/lib/payments/refund";
+import { syncOrderPayment } from "@/lib/payments/sync";
 import { handleWebhook } from "@/lib/payments/webhooks";
 import { checkInvariants, totalViolations, type InvariantReport } from "@/lib/reconciliation/invariants";
 import { reconcile } from "@/lib/reconciliation/reconcile";
@@ -445,6 +449,103 @@ describe("found when the fixes were attacked", () => {
     expect(settled.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     expect(settled.flatMap((r) => (r.status === "rejected" ? [(r.reason as { code?: string }).code] : []))).toEqual(["idempotency_key_mismatch"]);
     expect(await db().select().from(orders).where(eq(orders.fanId, fan!))).toHaveLength(1);
+    await expectClean();
+  });
+});
+
+describe("which captures keep an order: mismatched ones never do (issue 41, review)", () => {
+  const pspDown = () => vi.spyOn(sandbox.constructor.prototype as typeof sandbox, "refund").mockRejectedValue(new PaymentProviderError("Sandbox PSP unavailable: timeout", true));
+  const cause = { actor: "test", reason: "review case" };
+
+  it("an old forged webhook's amount_mismatch finding does not mark a later real capture: the late payment re-claims the seats", async () => {
+    const { order, checkoutId } = await heldWithCheckout([1], { captureAfterExpiry: true, drop: true });
+    const pay = await paymentOf(order.orderId);
+    // What a forged webhook with a wrong amount left behind before captures were confirmed with the PSP.
+    await recordDiscrepancy(db(), {
+      key: `amount_mismatch_${pay.id}`,
+      kind: "amount_mismatch",
+      eventId: show.eventId,
+      orderId: order.orderId,
+      detail: { expected: { amountMinor: order.totalMinor, currency: "EUR", orderId: order.orderId }, received: { amountMinor: 1, currency: "EUR", orderId: order.orderId } },
+      action: "order not marked paid",
+      status: "needs_attention",
+    });
+    await expire(order.orderId);
+    expect((await psp.approve(checkoutId)).outcome).toBe("captured"); // the right amount, after the hold ended
+    const r = await reconcile(db(), { eventId: show.eventId, redisRecheckMs: 50, graceMs: 0 });
+    expect(r.invariants).toEqual(CLEAN);
+    expect(await statusOf(order.orderId)).toBe("ticketed");
+    expect((await findings(order.orderId)).find((f) => f.kind === "late_payment")).toEqual({ kind: "late_payment", status: "repaired", action: "seats were still free: re-claimed and sold" });
+  });
+
+  it("a short second capture whose refund is pending does not keep the order once the PSP refunds the real one", async () => {
+    const { fan, order, checkoutId } = await heldWithCheckout([2]);
+    const second = await sandbox.createCheckoutSession({ orderId: order.orderId, amountMinor: order.totalMinor, currency: "EUR", description: "tab 2", expiresAt: order.holdExpiresAt, returnUrl: "http://localhost/r", idempotencyKey: `${order.orderId}:tab2` });
+    await psp.setCheckoutFaults(second.id, { shortCaptureMinor: 150 });
+    await db().insert(payments).values({ id: `pay_s2${order.orderId.slice(4, 18)}`, orderId: order.orderId, provider: "sandbox", checkoutSessionId: second.id, amountMinor: order.totalMinor, currency: "EUR" });
+    await psp.approve(checkoutId);
+    await deliverAll(checkoutId);
+    expect(await statusOf(order.orderId)).toBe("ticketed");
+    const refund = pspDown();
+    try {
+      await psp.approve(second.id);
+      await deliverAll(second.id); // short: recorded as taken, its refund cannot be made now
+      const short = (await db().select().from(payments).where(eq(payments.checkoutSessionId, second.id)))[0]!;
+      expect(short).toMatchObject({ status: "captured", amountMinor: order.totalMinor - 150 });
+      // The operator refunds the real payment at the PSP's dashboard; the app learns it from the PSP.
+      await psp.refund((await psp.retrieve(checkoutId)).paymentId!, "psp-dashboard-refund");
+      const real = (await db().select().from(payments).where(eq(payments.checkoutSessionId, checkoutId)))[0]!;
+      expect((await askPsp(db(), real, cause, "ledger")).applied).toBe("refund_recorded");
+      // Nothing pays the order any more: it ends, its tickets void (the short capture is not kept money).
+      expect(await statusOf(order.orderId)).toBe("refunded");
+      expect(await validTicketsOf(fan)).toBe(0);
+    } finally {
+      refund.mockRestore();
+    }
+    expect(await sweep(db(), { eventId: show.eventId })).toMatchObject({ mismatchesRefunded: 1, errors: [] });
+    expect((await psp.retrieve(second.id)).status).toBe("refunded");
+    await expectClean();
+  });
+
+  it("a kept capture the PSP shows short (a row believed from a webhook) ends its order as the money goes back: no valid tickets without money", async () => {
+    const { fan, order, checkoutId } = await heldWithCheckout([3]);
+    await psp.approve(checkoutId);
+    await deliverAll(checkoutId);
+    expect(await statusOf(order.orderId)).toBe("ticketed");
+    // Our row says the order's amount (as a webhook's snapshot said); the PSP took 150 less.
+    await db().execute(sql`update sandbox_psp.checkouts set amount_minor = amount_minor - 150 where id = ${checkoutId}`);
+    await db().update(payments).set({ ledgerConfirmedAt: null }).where(eq(payments.orderId, order.orderId));
+    const r = await reconcile(db(), { eventId: show.eventId, redisRecheckMs: 50, graceMs: 0 });
+    expect(await statusOf(order.orderId)).toBe("refunded");
+    expect(await validTicketsOf(fan)).toBe(0);
+    expect(await psp.retrieve(checkoutId)).toMatchObject({ status: "refunded", refundedMinor: order.totalMinor - 150 });
+    expect(await paymentOf(order.orderId)).toMatchObject({ status: "refunded", amountMinor: order.totalMinor - 150 });
+    expect(r.invariants).toEqual(CLEAN);
+  });
+
+  it("the sweep settles a mismatched capture by its payment, whatever its finding says: refunded but still open, or marked repaired while the money is kept", async () => {
+    const a = await heldWithCheckout([4], { shortCaptureMinor: 150, drop: true });
+    const b = await heldWithCheckout([5], { shortCaptureMinor: 150, drop: true });
+    const refund = pspDown();
+    try {
+      for (const x of [a, b]) {
+        await psp.approve(x.checkoutId);
+        await syncOrderPayment(db(), x.order.orderId, cause);
+      }
+    } finally {
+      refund.mockRestore();
+    }
+    for (const x of [a, b]) expect((await findings(x.order.orderId)).map((f) => `${f.kind}:${f.status}`)).toEqual(["amount_mismatch:open"]);
+    // a: the refund was made, and the process died before the finding was brought up to date.
+    expect(await refundPayment(db(), (await paymentOf(a.order.orderId)).id, cause)).toBe(true);
+    // b: the finding says repaired (a racing writer), the money is still kept.
+    await db().update(discrepancies).set({ status: "repaired" }).where(eq(discrepancies.orderId, b.order.orderId));
+    const r = await sweep(db(), { eventId: show.eventId });
+    expect(r.errors).toEqual([]);
+    expect((await findings(a.order.orderId)).map((f) => `${f.kind}:${f.status}`)).toEqual(["amount_mismatch:repaired"]);
+    expect((await psp.retrieve(b.checkoutId)).status).toBe("refunded");
+    expect(await paymentOf(b.order.orderId)).toMatchObject({ status: "refunded", amountMinor: b.order.totalMinor - 150 });
+    expect((await findings(b.order.orderId)).map((f) => `${f.kind}:${f.status}`)).toEqual(["amount_mismatch:repaired"]);
     await expectClean();
   });
 });

@@ -23,6 +23,7 @@ import { recordDiscrepancy } from "@/lib/audit/discrepancies";
 import { checkInvariants, persistentRedisMismatches, type InvariantReport } from "@/lib/reconciliation/invariants";
 import { advanceLedgerCursor, emptyLedgerReport, ledgerProviders, ledgerWindow, reconcileLedger, type LedgerReport } from "@/lib/reconciliation/ledger";
 import { sweep, type SweepReport } from "@/lib/reconciliation/sweep";
+import { keptCaptureSql } from "@/lib/payments/kept";
 import { finishRequestedRefunds } from "@/lib/payments/refund-tickets";
 
 /** One reconciliation pass's findings. */
@@ -138,7 +139,7 @@ export async function reconcile(db: Db, opts: ReconcileOptions = {}): Promise<Re
     const found = await rows<{ order_id: string; event_id: string }>(
       db,
       sql`select distinct t.order_id, o.event_id from tickets t join orders o on o.id = t.order_id
-          where t.status = 'valid' and not exists (select 1 from payments p where p.order_id = o.id and p.status = 'captured') ${evt}`,
+          where t.status = 'valid' and not exists (select 1 from payments p where p.order_id = o.id and ${keptCaptureSql("p")}) ${evt}`,
     );
     for (const o of found) {
       await recordDiscrepancy(db, {

@@ -7,11 +7,11 @@
  * - holds past expiry → ask the PSP, then confirm or expire (lib/orders/expiry);
  * - pending payments older than `paymentQueryAfterMs` → active PSP query (lost webhooks);
  * - paid orders without tickets → issue them (issuance failing for a while);
- * - captured payments on closed (expired, cancelled, refunded) orders → late payment:
- *   re-claim or refund, and a refund the PSP could not make yet is retried;
+ * - kept captures (lib/payments/kept.ts) on closed (expired, cancelled, refunded) orders →
+ *   late payment: re-claim or refund, and a refund the PSP could not make yet is retried;
  * - orders with two kept captures → refund the extra (I3);
- * - captures that do not match their order whose refund the PSP could not make yet → refund
- *   them again (lib/payments/mismatch.ts).
+ * - captures that do not match their order still captured → refund them again; refunded
+ *   ones whose finding is not repaired yet → repaired (lib/payments/mismatch.ts).
  */
 import { sql } from "drizzle-orm";
 import { sqlNow } from "@/lib/clock";
@@ -19,7 +19,8 @@ import type { Db } from "@/lib/db";
 import { settleExpiredHold } from "@/lib/payments/expiry";
 import { resolveLatePayment } from "@/lib/payments/late-payment";
 import { refundExtraCapture } from "@/lib/payments/apply";
-import { finishMismatchRefund, openMismatchRefundsSql } from "@/lib/payments/mismatch";
+import { keptCaptureSql } from "@/lib/payments/kept";
+import { finishMismatchRefund, mismatchRefundsDueSql } from "@/lib/payments/mismatch";
 import { syncOrderPayment } from "@/lib/payments/sync";
 import { issueTickets } from "@/lib/tickets/issue";
 
@@ -31,7 +32,7 @@ export interface SweepReport {
   ticketed: number;
   latePayments: number;
   extraCapturesRefunded: number;
-  /** Captures not matching their order, refunded on a retry. */
+  /** Captures not matching their order settled by the sweep: refunded on a retry, or their finding brought up to date. */
   mismatchesRefunded: number;
   errors: string[];
 }
@@ -75,16 +76,18 @@ export async function sweep(db: Db, opts: { now?: Date; limit?: number; eventId?
   const queryBefore = sql`(${now} - ${opts.paymentQueryAfterMs ?? PAYMENT_QUERY_AFTER_MS}::int * interval '1 millisecond')`;
   const dueSql = sql`select o.id from orders o where o.status = 'pending_payment' and o.hold_expires_at <= ${now} ${evt} order by o.hold_expires_at limit ${limit}`;
   const paidSql = sql`select o.id from orders o where o.status = 'paid' ${evt} order by o.updated_at limit ${limit}`;
-  const lateSql = sql`select p.id from payments p join orders o on o.id = p.order_id where p.status = 'captured' and o.status in ('expired','cancelled','refunded') ${evt} limit ${limit}`;
+  // Which captures keep an order is lib/payments/kept.ts's rule (a mismatched capture never does).
+  const lateSql = sql`select p.id from payments p join orders o on o.id = p.order_id where ${keptCaptureSql("p")} and o.status in ('expired','cancelled','refunded') ${evt} limit ${limit}`;
   // (Orders with a second capture are first found by one pass over the captured payments,
-  // grouped by order: the per-payment look for an earlier capture then runs only for those,
-  // where it ran for every captured payment of every show, every 2 s.)
+  // grouped by order: the per-payment look for an earlier kept capture then runs only for
+  // those, where it ran for every captured payment of every show, every 2 s.)
   const extraSql = sql`select p.id, p.order_id, o.event_id from payments p join orders o on o.id = p.order_id
         where p.status = 'captured' ${evt}
           and p.order_id in (select order_id from payments where status = 'captured' group by order_id having count(*) > 1)
-          and exists (select 1 from payments k where k.order_id = p.order_id and k.status = 'captured' and (k.captured_at, k.id) < (p.captured_at, p.id))
+          and ${keptCaptureSql("p")}
+          and exists (select 1 from payments k where k.order_id = p.order_id and ${keptCaptureSql("k")} and (k.captured_at, k.id) < (p.captured_at, p.id))
         limit ${limit}`;
-  const mismatchSql = openMismatchRefundsSql({ eventId: opts.eventId, limit });
+  const mismatchSql = mismatchRefundsDueSql({ eventId: opts.eventId, limit });
   const [first] = await rows<{ due: string[]; open: boolean; paid: string[]; late: string[]; extra: { id: string; order_id: string; event_id: string }[]; mismatched: string[] }>(
     db,
     sql`select array(${dueSql}) as due,
@@ -152,7 +155,7 @@ export async function sweep(db: Db, opts: { now?: Date; limit?: number; eventId?
     });
   }
 
-  // 6. Captures that do not match their order, whose refund did not go through: try again.
+  // 6. Captures that do not match their order, whose refund did not go through (or whose finding lags): settle them.
   const mismatched = changed ? (await rows<{ id: string }>(db, mismatchSql)).map((r) => r.id) : first!.mismatched;
   for (const id of mismatched) {
     await attempt(`refund mismatch ${id}`, async () => {
