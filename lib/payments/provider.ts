@@ -116,11 +116,17 @@ export class ForeignWebhookError extends AppError {
  * Raised when the PSP refuses or cannot be reached; `retryable` tells jobs whether to try
  * again. A person reads that the provider is not answering (503 `psp_unavailable`) or
  * refused (502 `psp_refused`); the PSP's own words are in `detail`, for the log.
+ * `notFound` is set only when the PSP answered that the object asked about does not exist
+ * there (Stripe: 404 `resource_missing`; the sandbox: `not_found`) — the one refusal that
+ * says a webhook named nothing real. Any other refusal (a rotated or revoked key, a missing
+ * permission) says nothing about the checkout.
  */
 export class PaymentProviderError extends AppError {
+  readonly notFound: boolean;
   constructor(
     detail: string,
     readonly retryable: boolean,
+    opts: { notFound?: boolean } = {},
   ) {
     super(
       retryable ? "unavailable" : "bad_gateway",
@@ -128,6 +134,7 @@ export class PaymentProviderError extends AppError {
       retryable ? "The payment provider is not answering right now. Please try again in a moment." : "The payment provider refused this request.",
       { detail, retryAfter: retryable ? 5 : undefined },
     );
+    this.notFound = !retryable && opts.notFound === true;
   }
 }
 

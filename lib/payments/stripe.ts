@@ -159,6 +159,7 @@ const RETRYABLE_ERROR_TYPES = new Set(["StripeConnectionError", "StripeAPIError"
  * (another request with the same idempotency key is still in flight), any 5xx, and
  * anything Stripe flags with `Stripe-Should-Retry: true`. Not retryable: card errors,
  * invalid requests (4xx), idempotency-key misuse, authentication and permission errors.
+ * `notFound` only for 404 `resource_missing` (no such object for this account and mode).
  * Errors that did not come from the SDK are treated as retryable (jobs bound their retries).
  *
  * @param operation short name of the call, for the message ("checkout.sessions.create").
@@ -173,7 +174,9 @@ export function toPaymentProviderError(error: unknown, operation: string): Payme
       error.headers?.["stripe-should-retry"] === "true";
     const code = error.code ? ` (${error.code})` : "";
     const requestId = error.requestId ? ` [${error.requestId}]` : "";
-    const wrapped = new PaymentProviderError(`Stripe ${operation} failed: ${error.type}${code}: ${error.message}${requestId}`, retryable);
+    // "No such …": the object asked about does not exist for this key's account and mode.
+    const notFound = status === 404 && error.code === "resource_missing";
+    const wrapped = new PaymentProviderError(`Stripe ${operation} failed: ${error.type}${code}: ${error.message}${requestId}`, retryable, { notFound });
     wrapped.cause = error;
     return wrapped;
   }

@@ -219,6 +219,11 @@ describe("webhooks", () => {
     expect((await transitions(order.orderId)).filter((l) => l.to === "paid")).toHaveLength(1);
   });
 
+  it("a signed capture for a checkout the sandbox PSP does not know ends the delivery with nothing applied", async () => {
+    const body = JSON.stringify({ id: `sbx_evt_nosuch${Date.now()}`, object: "event", type: "payment.captured", created: Math.floor(Date.now() / 1000), data: { checkout: { id: "sbx_cs_nosuchcheckout", object: "checkout", order_id: "ord_x", status: "captured", amount_minor: 100, currency: "EUR", payment_id: "sbx_pay_x", captured_at: new Date().toISOString() } } });
+    expect(await handleWebhook(db(), provider, body, new Headers({ [psp.SANDBOX_SIGNATURE_HEADER]: psp.signWebhookBody(body) }))).toMatchObject({ outcome: "not_at_psp" });
+  });
+
   it("rejects a bad signature without storing anything", async () => {
     const body = JSON.stringify({ id: "sbx_evt_forged", type: "payment.captured" });
     const headers = new Headers({ [psp.SANDBOX_SIGNATURE_HEADER]: `t=${Math.floor(Date.now() / 1000)},v1=${"0".repeat(64)}` });
@@ -292,6 +297,29 @@ describe("Stripe webhooks (signed for real; Stripe's API a local stand-in)", () 
     const [p] = await db().select().from(payments).where(eq(payments.orderId, order.orderId));
     expect(p).toMatchObject({ status: "captured", providerPaymentId: "pi_real_1" });
     expect(p!.ledgerConfirmedAt).not.toBeNull();
+  });
+
+  it("Stripe refusing our key (rotated) leaves the delivery for its retry; only 'no such session' (404 resource_missing) ends it with nothing applied", async () => {
+    const { order, sessionId } = await stripeOrder([36]);
+    let failWith: unknown;
+    const fake = { checkout: { sessions: { retrieve: () => Promise.reject(failWith) } } };
+    const stripe = new StripeProvider({ secretKey: "sk_test_standin", webhookSecret: SECRET, stripe: fake as unknown as Stripe });
+    const event = completed(sessionId, order.orderId, order.totalMinor, {});
+    const eventId = (JSON.parse(event.body) as { id: string }).id;
+    const processedAt = async () => (await db().select().from(paymentEvents).where(eq(paymentEvents.providerEventId, eventId)))[0]!.processedAt;
+    for (const refusal of [
+      new Stripe.errors.StripeAuthenticationError({ message: "Invalid API Key provided: sk_test_****old", type: "invalid_request_error", statusCode: 401 }),
+      new Stripe.errors.StripePermissionError({ message: "The provided key does not have access to checkout sessions", type: "invalid_request_error", statusCode: 403 }),
+    ]) {
+      failWith = refusal;
+      const error = await handleWebhook(db(), stripe, event.body, event.headers).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(PaymentProviderError);
+      expect(await processedAt()).toBeNull(); // Stripe retries it; the sweep's query settles the order meanwhile
+    }
+    failWith = new Stripe.errors.StripeInvalidRequestError({ message: `No such checkout.session: '${sessionId}'`, type: "invalid_request_error", code: "resource_missing", statusCode: 404 });
+    expect(await handleWebhook(db(), stripe, event.body, event.headers)).toMatchObject({ duplicate: false, outcome: "not_at_psp" });
+    expect(await processedAt()).not.toBeNull();
+    expect((await db().query.orders.findFirst({ where: eq(orders.id, order.orderId) }))!.status).toBe("pending_payment");
   });
 
   it.each([

@@ -25,9 +25,11 @@ export interface WebhookResult {
  * @throws {WebhookSignatureError} when it does not verify (answer 401).
  * @throws {ForeignWebhookError} when it is signed but for another account or mode (answer 422;
  *   recorded as a `foreign_webhook` discrepancy, once per event id).
- * @throws {PaymentProviderError} (retryable) when the PSP cannot be asked about the checkout:
- *   nothing was applied and the delivery stays unprocessed (answer 5xx so the PSP retries; the
- *   sweep's active query settles the order meanwhile). Other errors also mean "try again later".
+ * @throws {PaymentProviderError} when the PSP cannot be asked about the checkout (unreachable,
+ *   or refusing our key): nothing was applied and the delivery stays unprocessed (answer 5xx so
+ *   the PSP retries; the sweep's active query settles the order meanwhile). Only the PSP's
+ *   "no such checkout" (`notFound`) ends the delivery with nothing applied. Other errors also
+ *   mean "try again later".
  */
 export async function handleWebhook(db: Db, provider: PaymentProvider, rawBody: string, headers: Headers): Promise<WebhookResult> {
   let event;
@@ -59,10 +61,12 @@ export async function handleWebhook(db: Db, provider: PaymentProvider, rawBody: 
     try {
       outcome = (await askProvider(db, provider, checkoutId, cause)).applied;
     } catch (error) {
-      // The PSP does not know the checkout (refused, not "try later"): the message was about
-      // nothing real. Done with it; the ledger pass still sees every real capture.
-      if (!(error instanceof PaymentProviderError) || error.retryable) throw error;
-      console.warn(`webhook ${provider.name} ${event.eventId} (${event.rawType}) names checkout ${checkoutId}, which the PSP refuses to confirm: nothing applied`);
+      // The PSP answered that it has no such checkout: the message was about nothing real.
+      // Done with it; the ledger pass still sees every real capture. Any other refusal (our
+      // key rotated or without permission) says nothing about the checkout: the delivery
+      // stays unprocessed and the PSP retries it.
+      if (!(error instanceof PaymentProviderError) || !error.notFound) throw error;
+      console.warn(`webhook ${provider.name} ${event.eventId} (${event.rawType}) names checkout ${checkoutId}, which the PSP does not have: nothing applied`);
       outcome = "not_at_psp";
     }
   }

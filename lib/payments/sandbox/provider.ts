@@ -63,10 +63,10 @@ function toPaymentSnapshot(c: psp.SandboxCheckout): PaymentSnapshot {
   };
 }
 
-/** Turns PSP-side failures into {@link PaymentProviderError}: refusals are final, database trouble is retryable. */
+/** Turns PSP-side failures into {@link PaymentProviderError}: refusals are final (an unknown id is `notFound`), database trouble is retryable. */
 function providerError(error: unknown): PaymentProviderError {
   if (error instanceof PaymentProviderError) return error;
-  if (error instanceof psp.SandboxPspError) return new PaymentProviderError(`Sandbox PSP: ${error.message}`, false);
+  if (error instanceof psp.SandboxPspError) return new PaymentProviderError(`Sandbox PSP: ${error.message}`, false, { notFound: error.code === "not_found" });
   const message = error instanceof Error ? error.message : String(error);
   return new PaymentProviderError(`Sandbox PSP unavailable: ${message}`, true);
 }
