@@ -177,10 +177,19 @@ async function case2() {
   });
   const oldDefault = await client.request(`/api/payments/webhooks/sandbox`, { method: "POST", rawBody: body, headers: signed(body, "sandbox-psp-local-webhook-secret"), endpoint: "webhook", lane: "shop" });
   const random = await client.request(`/api/payments/webhooks/sandbox`, { method: "POST", rawBody: body, headers: signed(body, randomBytes(32).toString("hex")), endpoint: "webhook", lane: "shop" });
+  // The deployment's own secret (leaked, a replayed test event, a misconfigured proxy): the
+  // signature verifies, so the app asks the PSP, whose checkout is still open: nothing is paid.
+  const leakedBody = body.replace(`sbx_evt_forged${tag}`, `sbx_evt_leaked${tag}`);
+  const leaked = await client.request<{ outcome?: string }>(`/api/payments/webhooks/sandbox`, { method: "POST", rawBody: leakedBody, headers: signed(leakedBody, psp.SANDBOX_WEBHOOK_SECRET()), endpoint: "webhook", lane: "shop" });
   await sleep(500);
   const status = await statusOf(order);
   const issued = await validTickets(fan.id);
-  check("2 tickets without money (forged capture)", oldDefault.status === 401 && random.status === 401 && status === "pending_payment" && issued === 0, `signed with the old built-in secret → ${oldDefault.status}, with a guessed one → ${random.status}; order ${status}, ${issued} tickets`);
+  const pspStatus = (await psp.retrieve(checkoutId)).status;
+  check(
+    "2 tickets without money (forged capture)",
+    oldDefault.status === 401 && random.status === 401 && leaked.status === 200 && status === "pending_payment" && issued === 0 && pspStatus === "open",
+    `signed with the old built-in secret → ${oldDefault.status}, with a guessed one → ${random.status}, with the deployment's own (leaked) → ${leaked.status} ${leaked.body?.outcome ?? ""}; order ${status}, ${issued} tickets, PSP checkout ${pspStatus}`,
+  );
   await fan.giveBack(order);
 }
 
