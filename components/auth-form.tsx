@@ -2,8 +2,9 @@
 /**
  * Email + password sign-in / sign-up form (better-auth client). Returns to `?next=` afterwards.
  * Sign-up always ends in "check your inbox", whether or not the address has an account (ADR
- * 0027): the e-mailed link confirms it, signs the fan in and continues to `next` (/verified).
- * Sign-in before confirming is refused, and the server sends the link again.
+ * 0027): the e-mailed link confirms it and lands on /verified, whose sign-in continues to
+ * `next`. Sign-in before confirming is refused and says to open the link, or to reset the
+ * password (which confirms the address) when the message is lost.
  */
 import Link from "next/link";
 import { useTranslations } from "next-intl";

@@ -1,9 +1,11 @@
 "use client";
 /**
  * The landing of an e-mailed confirmation link (/verified?next=…, ADR 0027): the auth library
- * has confirmed the address and signed the fan in, so this says so and continues to `next`
- * (where they were going when they signed up). A link that failed (`?error=`: expired, not
- * valid) says what to do: signing in sends a new one.
+ * has confirmed the address and signed no one in (the password proves who signed up), so this
+ * says so and offers the sign-in page, which continues to `next` (where they were going when
+ * they signed up). Someone already signed in in this browser continues to `next` after a moment. A
+ * link that failed (`?error=`: expired, not valid) offers a password-reset link instead, which
+ * confirms the address too.
  */
 import Link from "next/link";
 import { useTranslations } from "next-intl";
@@ -31,6 +33,7 @@ export function VerifiedLanding() {
   }, [signedIn, next, router]);
 
   const signInHref = `/sign-in?next=${encodeURIComponent(next)}`;
+  const href = failed ? "/forgot-password" : signedIn ? next : signInHref;
   return (
     <div className="mx-auto max-w-sm space-y-4 rounded-xl border border-white/10 bg-white/5 p-6" data-testid="verified">
       <h1 className="text-2xl font-bold">{failed ? t("verifyFailedTitle") : t("verifiedTitle")}</h1>
@@ -41,8 +44,8 @@ export function VerifiedLanding() {
       ) : (
         <p role="status">{signedIn ? t("verifiedSignedIn") : t("verifiedSignIn")}</p>
       )}
-      <Link href={signedIn ? next : signInHref} className="inline-block rounded bg-indigo-500 px-5 py-2 font-semibold">
-        {signedIn ? t("continue") : t("signIn")}
+      <Link href={href} className="inline-block rounded bg-indigo-500 px-5 py-2 font-semibold" data-testid="verified-next">
+        {failed ? t("getNewLink") : signedIn ? t("continue") : t("signIn")}
       </Link>
     </div>
   );

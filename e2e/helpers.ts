@@ -17,7 +17,7 @@ export async function signIn(page: Page, account: { email: string; password: str
 export type SignUpLabels = { name: string; email: string; password: string; submit: string };
 const SIGN_UP_EN: SignUpLabels = { name: "Name", email: "Email", password: "Password", submit: "Create account" };
 
-/** The confirmation link better-auth e-mails (lib/auth: it lands on /verified, then `next`). */
+/** The confirmation link better-auth e-mails (lib/auth: it lands on /verified, whose sign-in continues to `next`). */
 export const CONFIRM_LINK = /\/api\/auth\/verify-email\?/;
 
 /**
@@ -35,49 +35,68 @@ export async function mailedLink(request: APIRequestContext, email: string, patt
   return link;
 }
 
+/** The password every fan made by {@link signUp} and {@link signUpOverApi} chooses. */
+const NEW_FAN_PASSWORD = "a-good-password";
+
 /**
  * Creates a new fan account through the sign-up page (unique email): "check your inbox", then
- * the link in the development mailbox, which confirms the address, signs the fan in and
- * continues to `next`. Waits until the header shows the account there. @returns the email.
+ * the link in the development mailbox, which confirms the address, then the sign-in it offers,
+ * which continues to `next`. Waits until the header shows the account there. @returns the email.
  */
 export async function signUp(page: Page, name: string, next?: string, labels: SignUpLabels = SIGN_UP_EN): Promise<string> {
   const email = `${name.toLowerCase().replace(/\W+/g, "-").replace(/^-|-$/g, "") || "fan"}-${Date.now()}@example.test`;
   await page.goto(next ? `/sign-up?next=${encodeURIComponent(next)}` : "/sign-up");
   await page.getByLabel(labels.name).fill(name);
   await page.getByLabel(labels.email).fill(email);
-  await page.getByLabel(labels.password).fill("a-good-password");
+  await page.getByLabel(labels.password).fill(NEW_FAN_PASSWORD);
   await page.getByRole("button", { name: labels.submit }).click();
   await expect(page.getByTestId("sign-up-sent")).toContainText(email);
   await confirmFromMailbox(page, email, next ?? "/");
   return email;
 }
 
-/** Opens the confirmation link mailed to `email` in the mailbox page, and waits until signed in at `next`. */
-export async function confirmFromMailbox(page: Page, email: string, next = "/") {
+/**
+ * Opens the confirmation link mailed to `email` in the mailbox page; on /verified (confirmed,
+ * not signed in: ADR 0027) follows its sign-in and signs in with `password` (the page's
+ * language whatever it is: fields by name), and waits until signed in at `next`.
+ */
+export async function confirmFromMailbox(page: Page, email: string, next = "/", password = NEW_FAN_PASSWORD) {
   await mailedLink(page.request, email);
   await page.goto(`/dev/mailbox?to=${encodeURIComponent(email)}`);
   await page.getByTestId("mail").first().getByRole("link", { name: CONFIRM_LINK }).click();
+  await expect(page.getByTestId("verified").getByRole("status")).toBeVisible();
+  await page.getByTestId("verified-next").click();
+  const form = page.locator("form:has(input[name=password])");
+  await form.locator("input[name=email]").fill(email);
+  await form.locator("input[name=password]").fill(password);
+  await form.locator("button").click();
   const target = new URL(next, "http://x");
   await page.waitForURL((u) => u.pathname === target.pathname && u.search === target.search);
   await expect(page.getByTestId("signed-in-as")).toHaveText(email);
 }
 
 /**
- * Signs a new fan up over better-auth's API in `request`'s context and follows the mailed
- * link, so the context holds a session (as a browser would after the link). @returns the email.
+ * Signs a new fan up over better-auth's API in `request`'s context, follows the mailed link
+ * (which confirms the address) and signs in, so the context holds a session. @returns the email.
  */
 export async function signUpOverApi(request: APIRequestContext, name: string): Promise<string> {
   const email = `${name.toLowerCase().replace(/\W+/g, "-")}-${Date.now()}@example.test`;
-  let res = await request.post("/api/auth/sign-up/email", { data: { email, password: "a-good-password", name } });
-  // The whole suite signs many fans up from one address: wait out the auth library's per-IP limit as a client would.
-  for (let i = 0; i < 3 && res.status() === 429; i++) {
-    await new Promise((r) => setTimeout(r, (Number(res.headers()["x-retry-after"]) || 20) * 1000 + 500));
-    res = await request.post("/api/auth/sign-up/email", { data: { email, password: "a-good-password", name } });
-  }
+  // The whole suite signs many fans up (and in) from one address: wait out the auth library's per-IP limit as a client would.
+  const postPatiently = async (path: string, data: Record<string, string>) => {
+    let res = await request.post(path, { data });
+    for (let i = 0; i < 3 && res.status() === 429; i++) {
+      await new Promise((r) => setTimeout(r, (Number(res.headers()["x-retry-after"]) || 20) * 1000 + 500));
+      res = await request.post(path, { data });
+    }
+    return res;
+  };
+  const res = await postPatiently("/api/auth/sign-up/email", { email, password: NEW_FAN_PASSWORD, name });
   expect(res.status(), await res.text()).toBe(200);
   const confirmed = await request.get(await mailedLink(request, email));
   expect(confirmed.status(), confirmed.url()).toBe(200);
   expect(new URL(confirmed.url()).pathname).toBe("/verified");
+  const signedIn = await postPatiently("/api/auth/sign-in/email", { email, password: NEW_FAN_PASSWORD });
+  expect(signedIn.status(), await signedIn.text()).toBe(200);
   return email;
 }
 

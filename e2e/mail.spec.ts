@@ -3,7 +3,8 @@
  * (the sign-in page, the request, the message in the local SMTP server's mailbox, the link,
  * the new password), and only the new password signs in afterwards. Sign-up answers a taken
  * address as a new one ("check your inbox"; the owner gets a notice), and a fan who signs in
- * before opening the link is told to confirm first and gets it again (ADR 0027).
+ * before opening the link is told to open it first (or reset the password); the link confirms
+ * the address and the sign-in it offers continues to where the fan was going (ADR 0027).
  */
 import { expect, test } from "@playwright/test";
 import { confirmFromMailbox, FAN, mailedLink, signUp } from "./helpers";
@@ -53,7 +54,7 @@ test("a fan who forgot the password resets it from the e-mailed link", async ({ 
   await expect(page.getByRole("link", { name: "Ask for a new link" })).toHaveAttribute("href", "/forgot-password");
 });
 
-test("sign-up says 'check your inbox' for a taken address too; signing in before confirming is refused and sends the link again", async ({ page }) => {
+test("sign-up says 'check your inbox' for a taken address too; signing in before confirming is refused until the link is opened", async ({ page }) => {
   // A taken address (the demo fan's): the same answer as a new one, and its owner is told by e-mail.
   await page.goto("/sign-up");
   await page.getByLabel("Name").fill("Someone Else");
@@ -65,7 +66,7 @@ test("sign-up says 'check your inbox' for a taken address too; signing in before
   await expect(page.getByTestId("signed-in-as")).toHaveCount(0);
   expect(await mailedLink(page.request, FAN.email, /\/forgot-password$/)).toMatch(/\/forgot-password$/);
 
-  // A new address, signing in before the link is opened: told to confirm first, and the link comes again.
+  // A new address, signing in before the link is opened: told to open it first (nothing more is mailed).
   const email = `early-${Date.now()}@example.test`;
   await page.goto("/sign-up?next=/tickets");
   await page.getByLabel("Name").fill("Early Fan");
@@ -77,7 +78,9 @@ test("sign-up says 'check your inbox' for a taken address too; signing in before
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill("a-good-password");
   await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.locator("main").getByRole("alert")).toHaveText(`Confirm your e-mail first: we sent the link again to ${email}. Open it to sign in.`);
+  await expect(page.locator("main").getByRole("alert")).toHaveText(
+    `Confirm your e-mail first: open the link we sent to ${email} when you signed up, then sign in. No message? Use “Forgot your password?” below: its link confirms the address too.`,
+  );
   await expect(page.getByTestId("signed-in-as")).toHaveCount(0);
   await confirmFromMailbox(page, email, "/tickets");
 });

@@ -8,9 +8,12 @@
  *
  * A new account confirms its address before it can sign in (ADR 0027): sign-up answers alike
  * for a taken and a new address ("check your inbox", no session either way, better-auth's own
- * enumeration protection); the new address gets a link that confirms it and signs the fan in,
- * the owner of a taken one a notice (sign in, or reset the password). Accounts made without
- * the form (seed, door staff, simulator, tests) are created confirmed.
+ * enumeration protection); the new address gets one link that confirms it, the owner of a
+ * taken one a notice (sign in, or reset the password). The link signs no one in: signing in
+ * takes the password too, so whoever opens the link of an account someone else signed up
+ * (and knows the password of) is never inside it; they reset the password, which replaces it,
+ * confirms the address and ends every session. Accounts made without the form (seed, door
+ * staff, simulator, tests) are created confirmed.
  */
 import { createHash } from "node:crypto";
 import { betterAuth, type User } from "better-auth";
@@ -51,9 +54,8 @@ async function sendVerificationEmail({ user, url, token }: { user: User; url: st
  * A sign-up with an address that has an account: its owner is told (sign in, or reset the
  * password), at most once an hour by Postgres's clock. The sign-up itself gets better-auth's
  * success-shaped answer, as a new address does. An account never confirmed gets the same
- * notice, not a new link: a link would sign the mailbox's owner into an account whose
- * password the first sign-up chose (perhaps someone else, to keep access later); a reset
- * replaces that password and confirms the address (below).
+ * notice, not a new link: the first sign-up chose its password (perhaps someone else, to keep
+ * access later), and a reset replaces that password and confirms the address (below).
  */
 async function onExistingUserSignUp({ user }: { user: User }) {
   const [row] = (await db().execute(sql`select to_char(date_trunc('hour', now()), 'YYYY-MM-DD"T"HH24') as hour`)) as unknown as { hour: string }[];
@@ -81,7 +83,7 @@ function createAuth() {
       minPasswordLength: 8,
       // No session until the address is confirmed; sign-up then answers a taken address as it
       // answers a new one (better-auth's synthetic user, no second account) and sign-in with
-      // the right password answers 403 EMAIL_NOT_VERIFIED, sending the link again.
+      // the right password answers 403 EMAIL_NOT_VERIFIED (sending nothing: see below).
       requireEmailVerification: true,
       onExistingUserSignUp,
       // The reset link goes out through the e-mail outbox (lib/mail/outbox.ts): queued here, sent by the worker.
@@ -93,13 +95,20 @@ function createAuth() {
       revokeSessionsOnPasswordReset: true,
       onPasswordReset,
     },
+    // The link proves the mailbox, the password proves who signed up: confirming signs no one
+    // in (account pre-hijacking: someone may sign up with another person's address, and the
+    // owner's click would put them into an account whose password the squatter knows). The
+    // one link goes out at sign-up; nobody can make StarArena mail an owner more at will
+    // (sendOnSignIn off, /send-verification-email disabled below). A fan who lost it resets the
+    // password, which confirms the address (onPasswordReset).
     emailVerification: {
       sendVerificationEmail,
       sendOnSignUp: true,
-      sendOnSignIn: true,
-      autoSignInAfterVerification: true,
+      sendOnSignIn: false,
+      autoSignInAfterVerification: false,
       expiresIn: VERIFY_LINK_SECONDS,
     },
+    disabledPaths: ["/send-verification-email"],
     user: {
       additionalFields: {
         role: { type: "string", input: false, required: false, defaultValue: "fan" },

@@ -3,12 +3,14 @@
  * the real better-auth handler and Postgres: a taken and a new address get the same status,
  * body shape and (no) cookies; the taken one keeps its single account and password, and its
  * owner is told by e-mail; the new one gets a confirmation link through the e-mail outbox.
- * Signing in before confirming is refused and sends the link again; the link confirms the
- * address, signs the fan in and lands on /verified, which continues to where they came from.
+ * Signing in before confirming is refused and mails nothing; the link confirms the address
+ * without signing anyone in and lands on /verified, whose sign-in continues to where they came
+ * from. Someone who signed up with another person's address cannot have more links mailed,
+ * and the owner's click on the one link puts nobody inside an account the squatter can enter.
  */
 import { and, asc, eq } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
-import { account, emails, user } from "@/db/schema";
+import { account, emails, session, user } from "@/db/schema";
 import { auth } from "@/lib/auth";
 import { closeDb, db } from "@/lib/db";
 import { env } from "@/lib/env";
@@ -31,7 +33,8 @@ async function post(path: string, body: unknown): Promise<{ status: number; body
   const res = await auth().handler(
     new Request(`${origin()}/api/auth${path}`, { method: "POST", headers: { "content-type": "application/json", origin: origin() }, body: JSON.stringify(body) }),
   );
-  return { status: res.status, body: (await res.json()) as Record<string, unknown>, cookies: res.headers.getSetCookie() };
+  const text = await res.text();
+  return { status: res.status, body: (text.startsWith("{") ? JSON.parse(text) : { text }) as Record<string, unknown>, cookies: res.headers.getSetCookie() };
 }
 
 /** The JSON's shape: every key with the type of its value (null apart), recursively. */
@@ -109,7 +112,7 @@ describe("sign-up answers alike for a taken and a new address", () => {
 });
 
 describe("signing in before the address is confirmed", () => {
-  it("is refused with EMAIL_NOT_VERIFIED and sends the link again; the link confirms, signs in and continues", async () => {
+  it("is refused with EMAIL_NOT_VERIFIED and mails nothing; the link confirms without signing in; the password then signs in", async () => {
     const address = `unconfirmed-${unique()}@test.stararena`;
     await post("/sign-up/email", { email: address, password: "a-good-password", name: "Waiting", callbackURL: "/events/y" });
     expect(await queued(address)).toHaveLength(1);
@@ -119,25 +122,59 @@ describe("signing in before the address is confirmed", () => {
     expect(refused.status).toBe(403);
     expect(refused.body).toMatchObject({ code: "EMAIL_NOT_VERIFIED" });
     expect(refused.cookies).toEqual([]);
-    // A wrong password is not told the address is unconfirmed, and sends nothing.
+    // A wrong password is not told the address is unconfirmed; neither sends anything.
     expect((await post("/sign-in/email", { email: address, password: "a-wrong-password" })).status).toBe(401);
     const links = await queued(address);
-    expect(links.map((m) => m.kind)).toEqual(["email_verification", "email_verification"]);
+    expect(links.map((m) => m.kind)).toEqual(["email_verification"]);
 
-    // The re-sent link: confirmed, a session, and on to /verified (which continues to `next`).
-    const url = new URL((links[1]!.payload as { url: string }).url);
-    const res = await auth().handler(new Request(url));
+    // The link: confirmed, no session, on to /verified (whose sign-in continues to `next`).
+    const res = await auth().handler(new Request((links[0]!.payload as { url: string }).url));
     expect(res.status).toBe(302);
-    expect(res.headers.get("location")).toBe("/verified?next=%2F");
-    expect(res.headers.getSetCookie().some((c) => c.startsWith("better-auth.session_token="))).toBe(true);
+    expect(res.headers.get("location")).toBe("/verified?next=%2Fevents%2Fy");
+    expect(res.headers.getSetCookie()).toEqual([]);
     expect(await usersWith(address)).toEqual([{ id: expect.any(String), emailVerified: true }]);
     expect((await post("/sign-in/email", { email: address, password: "a-good-password" })).status).toBe(200);
 
-    // The first link, used after the address is confirmed, signs no one in.
+    // Used again, it still signs no one in.
     const again = await auth().handler(new Request((links[0]!.payload as { url: string }).url));
     expect(again.status).toBe(302);
     expect(again.headers.getSetCookie()).toEqual([]);
     const [row] = await db().select().from(user).where(and(eq(user.email, address), eq(user.emailVerified, true)));
     expect(row).toBeDefined();
+  });
+});
+
+describe("account pre-hijacking: someone signs up with another person's address", () => {
+  it("cannot make StarArena mail the owner links at will, and the owner's click on the one link puts nobody inside the squatter's account", async () => {
+    const address = `owner-${unique()}@test.stararena`;
+    await post("/sign-up/email", { email: address, password: "squatters-password", name: "Squatter" });
+    expect((await queued(address)).map((m) => m.kind)).toEqual(["email_verification"]);
+
+    // Signing in with the password they chose, again and again, or asking for a link outright: nothing more is mailed.
+    for (let i = 0; i < 3; i++) {
+      await nextSecond();
+      expect((await post("/sign-in/email", { email: address, password: "squatters-password" })).status).toBe(403);
+    }
+    expect((await post("/send-verification-email", { email: address, callbackURL: "/" })).status).toBe(404);
+    expect((await queued(address)).map((m) => m.kind)).toEqual(["email_verification"]);
+
+    // The owner opens the one link: the address is confirmed, and the owner is not signed in
+    // (no session to put tickets into an account whose password someone else knows).
+    const [link] = await queued(address);
+    const opened = await auth().handler(new Request((link!.payload as { url: string }).url));
+    expect(opened.status).toBe(302);
+    expect(opened.headers.getSetCookie()).toEqual([]);
+    expect(await db().select().from(session).innerJoin(user, eq(session.userId, user.id)).where(eq(user.email, address))).toEqual([]);
+
+    // To get in, the owner resets the password: the squatter's is gone, and so is any session of theirs.
+    const squatter = await post("/sign-in/email", { email: address, password: "squatters-password" });
+    expect(squatter.status).toBe(200);
+    expect((await post("/request-password-reset", { email: address, redirectTo: "/reset-password" })).status).toBe(200);
+    const reset = (await queued(address)).find((m) => m.kind === "password_reset")!;
+    const token = /\/reset-password\/([^?]+)/.exec((reset.payload as { url: string }).url)![1]!;
+    expect((await post("/reset-password", { token, newPassword: "owners-own-password" })).status).toBe(200);
+    expect(await db().select().from(session).innerJoin(user, eq(session.userId, user.id)).where(eq(user.email, address))).toEqual([]);
+    expect((await post("/sign-in/email", { email: address, password: "squatters-password" })).status).toBe(401);
+    expect((await post("/sign-in/email", { email: address, password: "owners-own-password" })).status).toBe(200);
   });
 });
