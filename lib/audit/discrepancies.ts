@@ -34,7 +34,9 @@ export type DiscrepancyKind =
   /** The PSP gave back part of a payment outside StarArena: for a person. */
   | "partial_refund_unknown"
   /** A correctly signed webhook for another PSP account or mode: refused, nothing applied. */
-  | "foreign_webhook";
+  | "foreign_webhook"
+  /** A correctly signed capture webhook whose capture the PSP's own record shows never happened: nothing applied. */
+  | "webhook_contradicted";
 
 /** The stored id of a discrepancy key (ids are bounded: keys from outside can be long). */
 export const discrepancyId = (key: string) => `dsc_${key}`.slice(0, 120);

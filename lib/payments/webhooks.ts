@@ -4,14 +4,16 @@
  * constraint (so a replay has no effect), then treat the event as a hint: the PSP is asked
  * about the checkout it names and its own answer is applied, through the same idempotent
  * functions the browser return and the jobs use (lib/payments/apply.ts). A signed message is
- * never money by itself (a leaked secret, a replayed test event, a misconfigured proxy).
+ * never money by itself (a leaked secret, a replayed test event, a misconfigured proxy). A
+ * capture the PSP's own record shows never happened is recorded for the organizer
+ * (`webhook_contradicted`) and logged: someone else can sign our webhooks, or a proxy rewrites them.
  */
 import { and, eq, isNull } from "drizzle-orm";
-import { paymentEvents } from "@/db/schema";
+import { orders, paymentEvents, payments } from "@/db/schema";
 import { recordDiscrepancy } from "@/lib/audit/discrepancies";
 import type { Db } from "@/lib/db";
 import { askProvider } from "@/lib/payments/apply";
-import { ForeignWebhookError, PaymentProviderError, type PaymentProvider } from "@/lib/payments/provider";
+import { ForeignWebhookError, PaymentProviderError, type PaymentEvent, type PaymentProvider, type PaymentSnapshot } from "@/lib/payments/provider";
 
 /** What happened to one delivery. */
 export interface WebhookResult {
@@ -24,7 +26,8 @@ export interface WebhookResult {
  * Handles one webhook delivery.
  * @throws {WebhookSignatureError} when it does not verify (answer 401).
  * @throws {ForeignWebhookError} when it is signed but for another account or mode (answer 422;
- *   recorded as a `foreign_webhook` discrepancy, once per event id).
+ *   recorded as a `foreign_webhook` discrepancy, once per event id). A capture the PSP says
+ *   never happened is recorded as a `webhook_contradicted` discrepancy, once per event id.
  * @throws {PaymentProviderError} when the PSP cannot be asked about the checkout (unreachable,
  *   or refusing our key): nothing was applied and the delivery stays unprocessed (answer 5xx so
  *   the PSP retries; the sweep's active query settles the order meanwhile). Only the PSP's
@@ -59,7 +62,9 @@ export async function handleWebhook(db: Db, provider: PaymentProvider, rawBody: 
   const checkoutId = event.payment?.checkoutSessionId;
   if ((event.type === "payment.captured" || event.type === "payment.declined") && checkoutId) {
     try {
-      outcome = (await askProvider(db, provider, checkoutId, cause)).applied;
+      const answer = await askProvider(db, provider, checkoutId, cause);
+      outcome = answer.applied;
+      if (event.type === "payment.captured" && NEVER_CAPTURED.has(answer.status)) await recordContradicted(db, provider.name, event, checkoutId, answer.status);
     } catch (error) {
       // The PSP answered that it has no such checkout: the message was about nothing real.
       // Done with it; the ledger pass still sees every real capture. Any other refusal (our
@@ -75,6 +80,36 @@ export async function handleWebhook(db: Db, provider: PaymentProvider, rawBody: 
     .set({ processedAt: new Date() })
     .where(and(eq(paymentEvents.provider, provider.name), eq(paymentEvents.providerEventId, event.eventId)));
   return { duplicate: false, type: event.type, outcome };
+}
+
+/** PSP statuses that mean no capture ever happened ("refunded" follows a capture: a late message is not a lie). */
+const NEVER_CAPTURED: ReadonlySet<PaymentSnapshot["status"]> = new Set(["open", "declined", "expired", "cancelled"]);
+
+/**
+ * Records a signed capture message the PSP's own record contradicts (once per event id: a
+ * replay adds nothing), on the order's show so its organizer sees it, and logs one line: ids,
+ * what the message claimed and what the PSP says, no personal data.
+ */
+async function recordContradicted(db: Db, provider: string, event: PaymentEvent, checkoutId: string, pspStatus: PaymentSnapshot["status"]): Promise<void> {
+  const eventId = event.eventId.slice(0, 100);
+  const [ours] = await db
+    .select({ orderId: orders.id, eventId: orders.eventId })
+    .from(payments)
+    .innerJoin(orders, eq(orders.id, payments.orderId))
+    .where(and(eq(payments.provider, provider), eq(payments.checkoutSessionId, checkoutId)));
+  const claimed = { status: "captured", paymentId: event.payment?.paymentId ?? null, amountMinor: event.payment?.amountMinor ?? null, currency: event.payment?.currency ?? null };
+  const recorded = await recordDiscrepancy(db, {
+    key: `webhook_contradicted_${provider}_${eventId}`,
+    kind: "webhook_contradicted",
+    eventId: ours?.eventId ?? null,
+    orderId: ours?.orderId ?? null,
+    detail: { provider, eventId, type: event.rawType.slice(0, 100), checkoutId, claimed, psp: { status: pspStatus } },
+    action: `nothing applied: the message claims a capture, the PSP says "${pspStatus}". Check whether the webhook secret leaked or a proxy rewrites deliveries.`,
+    status: "needs_attention",
+  });
+  if (recorded) {
+    console.warn(`webhook contradicted by the PSP: ${provider} event ${eventId} (${event.rawType.slice(0, 100)}) claims checkout ${checkoutId} captured, the PSP says ${pspStatus}; the webhook secret may have leaked or a proxy is misbehaving`);
+  }
 }
 
 /**

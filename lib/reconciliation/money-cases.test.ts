@@ -142,6 +142,26 @@ describe("2. tickets without money: a forged capture webhook", () => {
     const body = forgedBody(checkoutId, order.orderId, order.totalMinor);
     const headers = new Headers({ [psp.SANDBOX_SIGNATURE_HEADER]: psp.signWebhookBody(body) });
     expect(await handleWebhook(db(), sandbox, body, headers)).toMatchObject({ duplicate: false, outcome: "nothing" });
+    // The contradiction is recorded once, on the show, for a person: the secret may have leaked.
+    const contradicted = () => db().select().from(discrepancies).where(and(eq(discrepancies.kind, "webhook_contradicted"), eq(discrepancies.orderId, order.orderId)));
+    const eventId = `sbx_evt_forged_${checkoutId}`;
+    expect(await contradicted()).toEqual([
+      expect.objectContaining({
+        eventId: show.eventId,
+        status: "needs_attention",
+        detail: {
+          provider: "sandbox",
+          eventId,
+          type: "payment.captured",
+          checkoutId,
+          claimed: { status: "captured", paymentId: "sbx_pay_madeup0000000000000", amountMinor: order.totalMinor, currency: "EUR" },
+          psp: { status: "open" },
+        },
+      }),
+    ]);
+    // A replay adds nothing.
+    expect(await handleWebhook(db(), sandbox, body, headers)).toMatchObject({ duplicate: true });
+    expect(await contradicted()).toHaveLength(1);
     expect(await statusOf(order.orderId)).toBe("pending_payment");
     expect(await db().select().from(tickets).where(eq(tickets.orderId, order.orderId))).toHaveLength(0);
     expect(await paymentOf(order.orderId)).toMatchObject({ status: "created", providerPaymentId: null });
@@ -152,6 +172,8 @@ describe("2. tickets without money: a forged capture webhook", () => {
     await deliverAll(checkoutId);
     expect(await statusOf(order.orderId)).toBe("ticketed");
     expect((await paymentOf(order.orderId)).providerPaymentId).toBe((await psp.retrieve(checkoutId)).paymentId);
+    // The genuine capture's webhook, confirmed by the PSP, records no contradiction.
+    expect((await contradicted()).map((d) => (d.detail as { eventId: string }).eventId)).toEqual([eventId]);
     await expectClean();
   });
 });
