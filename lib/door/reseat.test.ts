@@ -134,10 +134,10 @@ describe("a queue that survives losing Redis", () => {
     expect(await states()).toEqual(["admitted", "admitted", "waiting", "waiting"]);
     clock.t = t0 + 5_000;
     expect(await states()).toEqual(["admitted", "admitted", "admitted", "waiting"]);
-    // The token of the turn lost with Redis holds nothing (403): its fan was seated again through the queue instead.
+    // The token of the turn lost with Redis holds nothing (403, its own code: the page goes back to the queue): its fan was seated again through the queue instead.
     await expect(holdForFan(db(), { eventId, fanId: fans[0]!.id, request: { kind: "seats", ordinals: [6] }, admissionToken: first.cookies[admissionCookieName(eventId)]! })).rejects.toMatchObject({
       status: 403,
-      code: "admission_slot_ended",
+      code: "admission_queue_restarted",
     });
     // The fans who joined after the loss wait for the re-seat window (45 s from the new generation) while the old ones come back.
     clock.t = t0 + 6_000;
@@ -208,10 +208,12 @@ describe("a queue that survives losing Redis", () => {
     expect(now.body).toMatchObject({ state: "admitted", position: 1 });
     expect(now.body.generation).not.toBe(old.body.generation);
 
-    // The token from before the loss names place 1 too, but of the lost generation: 403, as for an ended turn.
+    // The token from before the loss names place 1 too, but of the lost generation: 403 `admission_queue_restarted`
+    // (not "your turn has ended": the fan did nothing; its queue ticket re-seats it).
     await expect(holdForFan(db(), { eventId, fanId: before.id, request: { kind: "seats", ordinals: [7] }, admissionToken: oldToken })).rejects.toMatchObject({
       status: 403,
-      code: "admission_slot_ended",
+      code: "admission_queue_restarted",
+      message: expect.stringMatching(/waiting room was restarted.*place is kept/),
     });
     // The new place 1's own token holds.
     await expect(holdForFan(db(), { eventId, fanId: after.id, request: { kind: "seats", ordinals: [7] }, admissionToken: now.cookies[admissionCookieName(eventId)]! })).resolves.toMatchObject({

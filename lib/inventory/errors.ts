@@ -95,3 +95,18 @@ export class SlotEndedError extends AppError {
     super("forbidden", "admission_slot_ended", "Your turn has ended (you left the queue, bought tickets, or your time ran out). Join the queue again to buy.");
   }
 }
+
+/**
+ * The fan's admission token is of a queue Redis lost (another generation, ADR 0028): its turn is
+ * gone with it, but its queue ticket keeps its place; the page goes back to the queue, which
+ * re-seats it ahead of fans who joined since (403 `admission_queue_restarted`).
+ */
+export class QueueRestartedError extends AppError {
+  constructor() {
+    super(
+      "forbidden",
+      "admission_queue_restarted",
+      "The waiting room was restarted, so your turn to buy ended early. Your place is kept: you are taken back to the queue, where you go ahead of everyone who joined since.",
+    );
+  }
+}

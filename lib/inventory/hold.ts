@@ -6,7 +6,7 @@
  */
 import { holdKey, rowsKey, scriptKeys } from "@/lib/inventory/keys";
 import { ADOPT_HOLD, CONFIRM_HOLD, HOLD_BEST_AVAILABLE, HOLD_SEATS, RELEASE_HOLD } from "@/lib/inventory/lua";
-import { FanLimitError, InventoryNotReadyError, NotEnoughSeatsError, SeatsTakenError, SlotEndedError } from "@/lib/inventory/errors";
+import { FanLimitError, InventoryNotReadyError, NotEnoughSeatsError, QueueRestartedError, SeatsTakenError, SlotEndedError } from "@/lib/inventory/errors";
 import { luaScript, redis } from "@/lib/redis";
 import { eq } from "drizzle-orm";
 import { orders } from "@/db/schema";
@@ -48,7 +48,8 @@ const scripts = () => ({
  * @throws {SeatsTakenError} a requested seat is not free; its `unowned` ordinals are not held by anyone, so they
  *   may not be on sale in this show (the caller asks Postgres which);
  *   {NotEnoughSeatsError}; {FanLimitError}; {InventoryNotReadyError} when Redis has no inventory for the event;
- *   {SlotEndedError} when `slot` is given and no longer running.
+ *   {SlotEndedError} when `slot` is given and no longer running; {QueueRestartedError} when it is
+ *   of a queue Redis lost (another generation).
  */
 export async function holdInRedis(input: RedisHoldInput): Promise<number[]> {
   const { eventId, holdId, fanId, expiresAt, perFanLimit, request, slot } = input;
@@ -81,6 +82,8 @@ export async function holdInRedis(input: RedisHoldInput): Promise<number[]> {
       throw new InventoryNotReadyError();
     case "NO_SLOT":
       throw new SlotEndedError();
+    case "QUEUE_RESTARTED":
+      throw new QueueRestartedError();
     default:
       throw new Error(`Unexpected hold reply from Redis: ${reply.join(" ")}`);
   }

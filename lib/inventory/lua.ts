@@ -27,14 +27,19 @@
  * token's generation must be the queue's (`st.gen`: a place number of a queue Redis lost may
  * be another fan's in the new one) and its slot still running (its score, the ms it frees, in
  * the future by Redis's clock): a token whose slot was freed — the fan left, bought or timed
- * out — or whose queue was lost holds nothing (→ NO_SLOT).
+ * out — holds nothing (→ NO_SLOT); a token of another generation held a turn in a queue Redis
+ * lost (→ QUEUE_RESTARTED: its fan is re-seated by its queue ticket, ADR 0028). A token
+ * naming no generation was signed before tokens carried one (→ NO_SLOT).
  */
 const PROLOGUE = `
 local meta, free, owner, fan, holds, holdKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 if redis.call('HGET', meta, 'ready') ~= '1' then return {'NOT_READY'} end
 local holdId, fanId, expires, limit, slotPos = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
 if slotPos ~= 0 then
-  if redis.call('HGET', KEYS[#KEYS - 1], 'gen') ~= ARGV[6] then return {'NO_SLOT'} end
+  if redis.call('HGET', KEYS[#KEYS - 1], 'gen') ~= ARGV[6] then
+    if ARGV[6] == '' then return {'NO_SLOT'} end
+    return {'QUEUE_RESTARTED'}
+  end
   local untilMs = tonumber(redis.call('ZSCORE', KEYS[#KEYS], slotPos) or '0')
   local t = redis.call('TIME')
   if untilMs <= t[1] * 1000 + math.floor(t[2] / 1000) then return {'NO_SLOT'} end
@@ -63,7 +68,7 @@ return reply
 /**
  * Hold explicit seats, all or nothing.
  * KEYS: meta free owner fan holds holdKey rowHint [queueState slots]. ARGV: holdId fanId expiresMs limit slotPosition slotGeneration ordinal…
- * → {'OK', ordinal…} | {'TAKEN', ordinal…} | {'FAN_LIMIT', current} | {'NOT_READY'} | {'NO_SLOT'} | {'DUPLICATE_HOLD'}
+ * → {'OK', ordinal…} | {'TAKEN', ordinal…} | {'FAN_LIMIT', current} | {'NOT_READY'} | {'NO_SLOT'} | {'QUEUE_RESTARTED'} | {'DUPLICATE_HOLD'}
  * A TAKEN ordinal that no hold owns is sent as '?<ordinal>': the seat is not on sale in this show
  * (not one of its seats, or withheld), which only Postgres can tell apart; an owned one is plainly taken.
  */
@@ -89,7 +94,7 @@ ${CLAIM}`;
  * time, only as far as the search goes. Its rules are stated again, plainly, in ./hold.test.ts,
  * which checks this script against them on random levels, with holds and releases in between.
  * KEYS: meta free owner fan holds holdKey rowHint rows [queueState slots]. ARGV: holdId fanId expiresMs limit slotPosition slotGeneration N
- * → {'OK', ordinal…} | {'NOT_ENOUGH', freeInLevel} | {'NOT_TOGETHER', largestGroup} | {'FAN_LIMIT', current} | {'NOT_READY'} | {'NO_SLOT'}
+ * → {'OK', ordinal…} | {'NOT_ENOUGH', freeInLevel} | {'NOT_TOGETHER', largestGroup} | {'FAN_LIMIT', current} | {'NOT_READY'} | {'NO_SLOT'} | {'QUEUE_RESTARTED'}
  */
 export const HOLD_BEST_AVAILABLE = `${PROLOGUE}
 local hintKey, rowsKey = KEYS[7], KEYS[8]

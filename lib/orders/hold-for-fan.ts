@@ -21,7 +21,7 @@ import { extendSlot } from "@/lib/waiting-room/queue";
  * @param input.admissionToken the fan's token for this event (cookie or bearer), if any.
  * @param input.idempotencyKey the request's key (header or form nonce), if any.
  * @throws {AppError}: `rate_limited` (429), `admission_*` (401/403; `admission_slot_ended` once
- *   the fan's turn is over), the hold path's refusals (4xx, lib/inventory/errors.ts), `invalid_input`.
+ *   the fan's turn is over, `admission_queue_restarted` when its turn was in a queue Redis lost), the hold path's refusals (4xx, lib/inventory/errors.ts), `invalid_input`.
  */
 export async function holdForFan(
   db: Db,

@@ -10,7 +10,7 @@
  * `{ orderId, status, seats, holdExpiresAt, totalMinor, currency }`; 4xx `{ error, code }` with the action's messages
  * (429 with Retry-After when throttled; 409 `order_pending` with `orderId` when the fan
  * already has a hold for this show; 409 `not_enough` / `not_together` with `requested` and
- * `bestGroup`, the most seats one hold could get at that price now; 403 `admission_slot_ended` once the fan's turn is over).
+ * `bestGroup`, the most seats one hold could get at that price now; 403 `admission_slot_ended` once the fan's turn is over, `admission_queue_restarted` when Redis lost the queue it was in).
  * `?pay=1`: the fan chose to pay at once — the checkout is started in the same request and the
  * 201 carries `checkoutUrl` (the PSP's pay page), or `checkoutError` `{ error, code }` when the PSP
  * could not be reached (the hold stands; POST /api/orders/:id/checkout tries again). One request
