@@ -24,7 +24,8 @@ test("a zh-CN browser buys in Chinese, gets a Chinese e-mail and Chinese errors,
   await page.getByLabel("邮箱").fill(email);
   await page.getByLabel("密码").fill("a-good-password");
   await page.getByRole("button", { name: "注册" }).click();
-  // "Check your inbox" in Chinese; the confirmation e-mail too; its link signs in and goes back to the show.
+  // "Check your inbox" in Chinese; the confirmation e-mail too; its link confirms the address
+  // (signing no one in: ADR 0027), then the fan signs in and is back at the show.
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("请查收邮件");
   await expect(page.getByTestId("sign-up-sent")).toContainText(`我们已给 ${email} 发送了一封邮件`);
   expect(await localeOfUser(email)).toBe("zh-CN");
@@ -33,6 +34,11 @@ test("a zh-CN browser buys in Chinese, gets a Chinese e-mail and Chinese errors,
   await expect(page.getByTestId("mail-subject").first()).toHaveText("确认你的 StarArena 邮箱");
   await page.getByTestId("mail").first().getByRole("link", { name: CONFIRM_LINK }).click();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("邮箱已确认");
+  await expect(page.getByTestId("verified")).toContainText("请用你的密码登录以继续。");
+  await page.getByTestId("verified-next").click();
+  await page.getByLabel("邮箱").fill(email);
+  await page.getByLabel("密码").fill("a-good-password");
+  await page.getByRole("button", { name: "登录", exact: true }).click();
   await expect(page).toHaveURL(/\/events\/studio-session$/);
   await expect(page.getByTestId("signed-in-as")).toHaveText(email);
 
