@@ -1,6 +1,6 @@
 import { expect, type APIRequestContext, type Page } from "@playwright/test";
 
-/** Demo accounts seeded by db/seed.ts (also listed in the README). */
+/** Demo accounts seeded by scripts/lib/seed.ts (also listed in the README). */
 export const ORGANIZER = { email: "organizer@stararena.test", password: "organizer-demo" };
 export const FAN = { email: "fan1@stararena.test", password: "fan-demo-1" };
 

@@ -1,4 +1,4 @@
-/** `npm run db:seed`: idempotent demo data (see db/seed.ts). Migrates first so it works on a fresh database. */
+/** `npm run db:seed`: idempotent demo data (see scripts/lib/seed.ts). Migrates first so it works on a fresh database. */
 import { loadProjectEnv } from "./load-env";
 import { ensureDatabase, runMigrations } from "@/lib/migrations";
 import { seedDemo } from "@/scripts/lib/seed";

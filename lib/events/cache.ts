@@ -7,7 +7,7 @@
  *
  * Staleness: an organizer's edit (publish, new on-sale time, hold minutes, per-fan limit,
  * price levels) is seen at once by the instance that made it ({@link forgetEvent} is
- * called by lib/events/manage.ts) and by other instances within the TTL. That is safe
+ * called by lib/events/setup.ts and lib/events/demo-reset.ts) and by other instances within the TTL. That is safe
  * because nothing here decides a seat: Redis claims seats atomically and Postgres's
  * constraints (I1) and the per-fan recount (I6) guard the order (ADR 0008).
  */

@@ -7,8 +7,7 @@
  * stay unsellable in Redis only until reconciliation rebuilds the inventory.
  *
  * Used by the organizer's refund (lib/admin/orders.ts), by a refund the PSP reports on its
- * own (lib/payments/psp-refund.ts) and by voiding a capture the PSP does not have
- * (lib/payments/void.ts).
+ * own and by voiding a capture the PSP does not have (both in lib/payments/apply.ts).
  */
 import { and, asc, eq, inArray } from "drizzle-orm";
 import { orders, seats, tickets } from "@/db/schema";

@@ -6,12 +6,12 @@
  *
  * PSP → app, per ledger entry:
  * - a capture the app does not know, or thinks open / declined / cancelled → applied
- *   through the one capture path (lib/payments/capture.ts: pays a pending order, or a late
+ *   through the one capture path (lib/payments/apply.ts: pays a pending order, or a late
  *   payment — re-claimed or refunded); a checkout the app has no payment for is adopted
  *   when it names one of our orders with the same amount and currency, else recorded as
  *   `unknown_checkout` for a person;
  * - a refund the app does not know (it thinks the money is kept) → recorded, the order
- *   ends refunded (lib/payments/psp-refund.ts);
+ *   ends refunded (lib/payments/apply.ts);
  * - money the app thinks refunded but the PSP still holds → the refund is sent again
  *   (same idempotency key);
  * - a capture the app already has → marked confirmed;
@@ -21,7 +21,7 @@
  * recorded through lib/payments/apply.ts is: a safety net, docs/adr/0023) and not in the
  * ledger is asked about (active query); if the PSP has no capture, it is a
  * `capture_missing_at_psp` discrepancy: the tickets are voided, the seats go back on sale
- * (lib/payments/void.ts), and the organizer sees it.
+ * (lib/payments/apply.ts), and the organizer sees it.
  * Every finding is a discrepancy (kind, order, action). Idempotent: a second pass over the
  * same window finds nothing new.
  */
