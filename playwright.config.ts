@@ -27,9 +27,11 @@ export default defineConfig({
     },
   },
   projects: [
-    { name: "chromium", use: { ...devices["Desktop Chrome"], viewport: { width: 1280, height: 1000 } }, testIgnore: /mobile\.spec\.ts/ },
+    // A spec runs on the desktop unless it names a phone: `*.phone.spec.ts` (and mobile.spec.ts) on the phone
+    // only, `*.both.spec.ts` on both.
+    { name: "chromium", use: { ...devices["Desktop Chrome"], viewport: { width: 1280, height: 1000 } }, testIgnore: /(mobile|\.phone)\.spec\.ts$/ },
     // A phone: 390×844 CSS px, touch, a mobile user agent (issue 16); Chromium's Pixel 7 with the size of most phones sold.
-    { name: "mobile", use: { ...devices["Pixel 7"], viewport: { width: 390, height: 844 } }, testMatch: /mobile\.spec\.ts/ },
+    { name: "mobile", use: { ...devices["Pixel 7"], viewport: { width: 390, height: 844 } }, testMatch: /(mobile|\.phone|\.both)\.spec\.ts$/ },
   ],
   webServer: {
     command: "npx tsx scripts/e2e-server.ts",
