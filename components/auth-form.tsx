@@ -105,7 +105,7 @@ export function AuthForm({ mode }: { mode: "sign-in" | "sign-up" }) {
           {error}
         </p>
       )}
-      <button disabled={busy} className="w-full rounded bg-indigo-500 py-2 font-semibold hover:bg-indigo-400 disabled:opacity-50">
+      <button disabled={busy} className="button-primary w-full py-2">
         {busy ? "…" : mode === "sign-in" ? t("signIn") : t("createAccount")}
       </button>
       {mode === "sign-in" && (

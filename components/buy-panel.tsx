@@ -115,7 +115,7 @@ export function BuyPanel(props: { eventId: string; slug: string; levels: Level[]
           {turn.state === "signed-out" && (
             <>
               <p>{t("signInToQueue")}</p>
-              <a href={`/sign-in?next=${encodeURIComponent(queueUrl)}`} className="rounded bg-indigo-500 px-5 py-2 font-semibold">
+              <a href={`/sign-in?next=${encodeURIComponent(queueUrl)}`} className="button-primary px-5 py-2">
                 {t("signIn")}
               </a>
               <a href={`/sign-up?next=${encodeURIComponent(queueUrl)}`} className="rounded bg-white/10 px-5 py-2 font-semibold hover:bg-white/20">
@@ -129,7 +129,7 @@ export function BuyPanel(props: { eventId: string; slug: string; levels: Level[]
                 {open ? t("waitingRoomOpen") : t("waitingRoomBefore")} <span data-testid="fan-limit-before">{t("limitBefore", { limit: props.perFanLimit })}</span>
               </p>
               {/* One click: a fan whose earlier turn ended (e.g. after buying) queues again at once (rejoin). */}
-              <a href={`${queueUrl}?rejoin=1`} className="rounded bg-indigo-500 px-5 py-2 font-semibold">
+              <a href={`${queueUrl}?rejoin=1`} className="button-primary px-5 py-2">
                 {open ? t("joinQueue") : t("joinWaitingRoom")}
               </a>
             </>
@@ -150,7 +150,7 @@ export function BuyPanel(props: { eventId: string; slug: string; levels: Level[]
           <button
             key={m}
             onClick={() => setMode(m)}
-            className={`rounded px-4 py-2 text-sm ${mode === m ? "bg-indigo-500 font-semibold" : "bg-white/10 hover:bg-white/20"}`}
+            className={`rounded px-4 py-2 text-sm ${mode === m ? "bg-indigo-600 font-semibold" : "bg-white/10 hover:bg-white/20"}`}
           >
             {m === "best" ? t("best") : t("map")}
           </button>

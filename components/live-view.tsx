@@ -112,7 +112,7 @@ export function LiveView({ eventId, name }: { eventId: string; name: string }) {
                 ...(cap.trim() ? { activeCap: Number(cap) } : {}),
               })
             }
-            className="rounded bg-indigo-500 px-4 py-2 font-semibold"
+            className="button-primary px-4 py-2"
           >
             Apply
           </button>

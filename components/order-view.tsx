@@ -187,7 +187,7 @@ export function OrderView({ initial }: { initial: FanOrderView }) {
         </section>
       )}
       {(order.status === "expired" || order.status === "cancelled" || holdOver) && (
-        <Link href={`/events/${order.event.slug}`} className="inline-block rounded bg-indigo-500 px-5 py-2 font-semibold" data-testid="pick-again">
+        <Link href={`/events/${order.event.slug}`} className="button-primary inline-block px-5 py-2" data-testid="pick-again">
           {t("pickAgain")}
         </Link>
       )}

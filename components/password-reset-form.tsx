@@ -45,7 +45,7 @@ export function ForgotPasswordForm() {
               {error}
             </p>
           )}
-          <button disabled={busy} className="w-full rounded bg-indigo-500 py-2 font-semibold hover:bg-indigo-400 disabled:opacity-50">
+          <button disabled={busy} className="button-primary w-full py-2">
             {busy ? "…" : t("send")}
           </button>
         </>
@@ -82,7 +82,7 @@ export function ResetPasswordForm() {
       <div className="mx-auto max-w-sm space-y-4 rounded-xl border border-white/10 bg-white/5 p-6">
         <h1 className="text-2xl font-bold">{t("badLinkTitle")}</h1>
         <p role="alert">{t("badLink")}</p>
-        <Link href="/forgot-password" className="inline-block rounded bg-indigo-500 px-5 py-2 font-semibold">
+        <Link href="/forgot-password" className="button-primary inline-block px-5 py-2">
           {t("askNewLink")}
         </Link>
       </div>
@@ -104,7 +104,7 @@ export function ResetPasswordForm() {
           {error}
         </p>
       )}
-      <button disabled={busy} className="w-full rounded bg-indigo-500 py-2 font-semibold hover:bg-indigo-400 disabled:opacity-50">
+      <button disabled={busy} className="button-primary w-full py-2">
         {busy ? "…" : t("set")}
       </button>
     </form>

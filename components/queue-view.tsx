@@ -215,7 +215,7 @@ export function QueueView(props: { eventId: string; slug: string; name: string; 
       {fan?.state === "expired" && (
         <div className="space-y-3">
           <p>{t("ended")}</p>
-          <button onClick={() => void join(true)} className="rounded bg-indigo-500 px-5 py-2 font-semibold">
+          <button onClick={() => void join(true)} className="button-primary px-5 py-2">
             {t("joinAgain")}
           </button>
         </div>

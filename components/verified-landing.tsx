@@ -44,7 +44,7 @@ export function VerifiedLanding() {
       ) : (
         <p role="status">{signedIn ? t("verifiedSignedIn") : t("verifiedSignIn")}</p>
       )}
-      <Link href={href} className="inline-block rounded bg-indigo-500 px-5 py-2 font-semibold" data-testid="verified-next">
+      <Link href={href} className="button-primary inline-block px-5 py-2" data-testid="verified-next">
         {failed ? t("getNewLink") : signedIn ? t("continue") : t("signIn")}
       </Link>
     </div>

@@ -33,7 +33,7 @@ export default function ErrorPage({ retry }: { error: Error & { digest?: string 
       <h1 className="text-2xl font-bold">{t("title")}</h1>
       <p className="text-white/80">{t("body")}</p>
       <p className="text-white/60" aria-live="polite">{t("retrying", { seconds: left })}</p>
-      <button onClick={() => retry()} className="rounded bg-indigo-500 px-5 py-2 font-semibold">
+      <button onClick={() => retry()} className="button-primary px-5 py-2">
         {t("retryNow")}
       </button>
     </div>

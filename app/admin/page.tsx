@@ -17,7 +17,7 @@ export default async function AdminPage() {
         <Link href="/admin/scan" className="rounded bg-white/10 px-4 py-2 hover:bg-white/20">
           Check-in
         </Link>
-        <Link href="/admin/events/new" className="rounded bg-indigo-500 px-4 py-2 font-semibold hover:bg-indigo-400">
+        <Link href="/admin/events/new" className="button-primary px-4 py-2">
           New show
         </Link>
       </div>

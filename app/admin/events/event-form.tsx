@@ -376,7 +376,7 @@ function EventFormBody({
         )}
       </fieldset>
 
-      <button type="submit" disabled={pending} className="rounded bg-indigo-500 px-5 py-2 font-semibold hover:bg-indigo-400 disabled:opacity-50">
+      <button type="submit" disabled={pending} className="button-primary px-5 py-2">
         {pending ? "Saving…" : submitLabel}
       </button>
     </form>

@@ -79,7 +79,7 @@ export function DoorStaff({ staff, signInUrl }: { staff: DoorStaffRow[]; signInU
           <input name="password" type="password" required minLength={8} maxLength={128} autoComplete="new-password" className={FIELD} />
         </label>
         <div className="sm:col-span-3">
-          <button disabled={pending} className="rounded bg-indigo-500 px-5 py-2 font-semibold hover:bg-indigo-400 disabled:opacity-50">
+          <button disabled={pending} className="button-primary px-5 py-2">
             {pending ? "Adding…" : "Add door staff"}
           </button>
         </div>

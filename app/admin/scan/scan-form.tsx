@@ -152,7 +152,7 @@ export function ScanForm({ organizerId, publicJwk, eventIds }: { organizerId: st
             }
           }}
         />
-        <button disabled={pending > 0} className="rounded bg-indigo-500 px-5 py-2 font-semibold hover:bg-indigo-400 disabled:opacity-50">
+        <button disabled={pending > 0} className="button-primary px-5 py-2">
           {pending > 0 ? "Checking…" : "Check in"}
         </button>
       </form>

@@ -24,7 +24,7 @@ export function RunReconciliation({ eventId }: { eventId: string }) {
         type="button"
         disabled={pending}
         onClick={() => startTransition(async () => setResult(await runReconciliationAction(eventId)))}
-        className="rounded bg-indigo-500 px-4 py-2 font-semibold hover:bg-indigo-400 disabled:opacity-50"
+        className="button-primary px-4 py-2"
       >
         {pending ? "Reconciling…" : "Run reconciliation now"}
       </button>

@@ -37,7 +37,7 @@ export default async function EventOrdersPage({ params, searchParams }: PageProp
           className="w-full rounded bg-black/40 px-3 py-2"
           autoComplete="off"
         />
-        <button className="rounded bg-indigo-500 px-4 py-2 font-semibold hover:bg-indigo-400">Search</button>
+        <button className="button-primary px-4 py-2">Search</button>
       </form>
       {!q && <OrderList organizerId={user.id} event={event} query={{ status: query.status, page: query.page }} />}
       {q && <OrderFilters organizerId={user.id} eventId={event.id} />}
