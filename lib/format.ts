@@ -19,7 +19,18 @@ export function formatMoney(minor: number, currency: string, locale = "en-GB"): 
   return formatter.format(minor / 10 ** digits);
 }
 
-/** "Sat 30 Jan 2027, 20:00 CET" — the instant in the venue's time zone. */
+/**
+ * How a venue's zone is named next to a time: its generic long name — "Central European Time" /
+ * "中欧时间", "Eastern Time" / "北美东部时间", "China Standard Time" / "中国标准时间" — which reads
+ * as a place in both languages, where the short name is "CET" in English but "GMT+1" in Chinese.
+ * Generic, so the name does not change with daylight saving time (the wall clock shown does).
+ * A zone without a name (UTC, Etc/GMT+5) keeps its short form, "UTC" or "GMT-5".
+ */
+function zoneStyle(timeZone: string): "longGeneric" | "short" {
+  return /^(UTC|GMT|Etc\/|UCT|Universal|Zulu)/.test(timeZone) ? "short" : "longGeneric";
+}
+
+/** "Sat, 30 Jan 2027, 20:00 Central European Time" / "2027年1月30日周六 中欧时间 20:00" — the instant in the venue's time zone. */
 export function formatInZone(at: Date, timeZone: string, locale = "en-GB"): string {
   return new Intl.DateTimeFormat(locale, {
     weekday: "short",
@@ -28,14 +39,25 @@ export function formatInZone(at: Date, timeZone: string, locale = "en-GB"): stri
     year: "numeric",
     hour: "2-digit",
     minute: "2-digit",
+    hourCycle: "h23",
     timeZone,
-    timeZoneName: "short",
+    timeZoneName: zoneStyle(timeZone),
   }).format(at);
 }
 
-/** "20:10 CET" — the time of day of an instant in the venue's time zone, 24-hour, with the zone's label. */
-export function formatTimeInZone(at: Date, timeZone: string, locale = "en-GB"): string {
-  return new Intl.DateTimeFormat(locale, { hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone, timeZoneName: "short" }).format(at);
+/**
+ * "20:10 Central European Time" / "中欧时间 20:10" — the time of day of an instant in the venue's
+ * time zone, 24-hour, with the zone's name; with `seconds`, "20:10:05 Central European Time".
+ */
+export function formatTimeInZone(at: Date, timeZone: string, locale = "en-GB", opts: { seconds?: boolean } = {}): string {
+  return new Intl.DateTimeFormat(locale, {
+    hour: "2-digit",
+    minute: "2-digit",
+    ...(opts.seconds ? { second: "2-digit" as const } : {}),
+    hourCycle: "h23",
+    timeZone,
+    timeZoneName: zoneStyle(timeZone),
+  }).format(at);
 }
 
 /** "20,000" */
