@@ -14,6 +14,7 @@ import { intlLocale } from "@/lib/i18n/config";
 import type { FanOrderView } from "@/lib/orders/queries";
 import { TicketQr } from "@/components/ticket-qr";
 import { formatShortCode } from "@/lib/tickets/short-code";
+import { seatLabel, type SeatWords } from "@/lib/venues/seat-label";
 
 const LIVE = new Set(["pending_payment", "paid"]);
 
@@ -40,6 +41,7 @@ export function OrderView({ initial }: { initial: FanOrderView }) {
     refetchInterval: (q) => (LIVE.has(q.state.data?.status ?? "") ? 1_500 : false),
   });
   const t = useTranslations("Order");
+  const seatWords = useTranslations("Seat") as unknown as SeatWords;
   const fmt = intlLocale(useLocale());
   const left = useTimeLeft(order.holdExpiresAt);
   const [pending, startTransition] = useTransition();
@@ -152,7 +154,9 @@ export function OrderView({ initial }: { initial: FanOrderView }) {
         <tbody>
           {order.seats.map((s) => (
             <tr key={s.label} className="border-t border-white/10">
-              <td className="py-2">{s.label}</td>
+              <td className="py-2" data-testid="order-seat">
+                {seatLabel(seatWords, s.seat)}
+              </td>
               <td>{s.priceLevel}</td>
               <td className="text-right">{formatMoney(s.priceMinor, order.currency, fmt)}</td>
             </tr>
@@ -172,7 +176,9 @@ export function OrderView({ initial }: { initial: FanOrderView }) {
             {order.tickets.map((ticket) => (
               <li key={ticket.id} className="rounded-xl bg-white p-3 text-black" data-testid="ticket">
                 <TicketQr code={ticket.code} className="mx-auto w-48" />
-                <p className="mt-2 text-center text-sm font-semibold">{ticket.seatLabel}</p>
+                <p className="mt-2 text-center text-sm font-semibold" data-testid="ticket-seat">
+                  {seatLabel(seatWords, ticket.seat)}
+                </p>
                 {ticket.shortCode && (
                   <p className="text-center font-mono text-base tracking-widest" data-testid="ticket-short-code" aria-label={t("ticketCode", { code: formatShortCode(ticket.shortCode) })}>
                     {formatShortCode(ticket.shortCode)}

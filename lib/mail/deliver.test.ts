@@ -2,16 +2,19 @@
  * E-mail through the outbox, end to end on real services: a purchase ticketed through the real
  * paths queues the confirmation in issuance's transaction; the worker's delivery sends it over
  * SMTP to the development mailbox (a real smtp-server on a free port), which parses and stores
- * it; a refund queues its notice; a dead SMTP server leaves the message queued with back-off.
+ * it (attachments' bytes too, which the mailbox serves); a refund queues its notice; a dead SMTP
+ * server leaves the message queued with back-off. A Chinese reader's tickets name their seats in
+ * Chinese (issue 42).
  */
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { emails, payments, tickets } from "@/db/schema";
+import { emails, payments, tickets, user } from "@/db/schema";
 import { refundOrder } from "@/lib/admin/orders";
 import { closeDb, db } from "@/lib/db";
 import { rebuildInventory } from "@/lib/inventory/rebuild";
 import { deliverEmails } from "@/lib/mail/deliver";
-import { devMessagesFor, startDevMailbox } from "@/lib/mail/dev-mailbox";
+import { devAttachment, devMessagesFor, startDevMailbox } from "@/lib/mail/dev-mailbox";
+import { renderEmail } from "@/lib/mail/messages";
 import { smtpSender } from "@/lib/mail/transport";
 import { placeOrder } from "@/lib/orders/place-order";
 import { startCheckout } from "@/lib/payments/checkout";
@@ -79,6 +82,14 @@ describe("e-mail through the outbox", () => {
     // One inline PNG per ticket (mailparser turns the cid: references into data: URLs in the stored HTML).
     expect(mail!.attachments.map((a) => [a.contentType, a.cid]).sort()).toEqual(issued.map((t) => ["image/png", `ticket-${t.id}`]).sort());
     expect(mail!.html!.match(/<img src="data:image\/png;base64,/g)).toHaveLength(2);
+    // The mailbox keeps each attachment's bytes: a PNG a developer can open (and nothing past the last).
+    for (const i of [0, 1]) {
+      const file = (await devAttachment(db(), mail!.id, i))!;
+      expect(file.contentType).toBe("image/png");
+      expect(file.content.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+      expect(file.content.length).toBe(mail!.attachments[i]!.size);
+    }
+    expect(await devAttachment(db(), mail!.id, 2)).toBeNull();
 
     // Sent once: a second pass finds nothing for this order.
     await deliverEmails(db(), smtpSender(`smtp://127.0.0.1:${mailbox.port}`)!, { from, limit: 1_000 });
@@ -96,6 +107,26 @@ describe("e-mail through the outbox", () => {
     const refund = (await devMessagesFor(db(), fan.email)).find((m) => m.subject.startsWith("Refund"))!;
     // Seat 30 is in the back rows: 29.00 EUR.
     expect(refund.text).toContain("€29.00 goes back to the card you paid with");
+  });
+
+  it("a Chinese reader's tickets and partial refund name the seats in Chinese; the codes are untouched", async () => {
+    const { fan, orderId } = await bought([0, 31]);
+    await db().update(user).set({ locale: "zh-CN" }).where(eq(user.id, fan.id));
+    const issued = await db().select().from(tickets).where(eq(tickets.orderId, orderId));
+    const mail = await renderEmail(db(), "order_confirmation", { orderId }, "zh-CN");
+    // Studio seat 0 is row A seat 1; seat 31 is row D seat 2 (10 seats a row).
+    expect(mail.text).toContain("MAIN区 A排 1号");
+    expect(mail.text).toContain("MAIN区 D排 2号");
+    expect(mail.text + mail.html).not.toMatch(/Sec |Row |Seat /);
+    expect(mail.html).toContain("MAIN区 A排 1号 的门票二维码");
+    for (const t of issued) expect(mail.text).toContain(`票码 ${formatShortCode(t.shortCode!)}`);
+    // The time in the venue's zone, named in Chinese (not "GMT+1").
+    expect(mail.text).toMatch(/中欧时间 \d\d:\d\d/);
+    expect(mail.text).not.toContain("GMT");
+    const refund = await renderEmail(db(), "order_refunded", { orderId, amountMinor: 2_900, currency: "EUR", seats: ["Sec MAIN · Row D · Seat 2"] }, "zh-CN");
+    expect(refund.text).toContain("以下门票已不能入场：MAIN区 D排 2号。");
+    const english = await renderEmail(db(), "order_refunded", { orderId, amountMinor: 2_900, currency: "EUR", seats: ["Sec MAIN · Row D · Seat 2"] }, "en");
+    expect(english.text).toContain("These tickets no longer let anyone in: Sec MAIN · Row D · Seat 2.");
   });
 
   it("a dead mail server leaves the message queued, with its error and a later attempt", async () => {

@@ -3,11 +3,13 @@
  * state at that moment: a plain-text body (what every client shows), an HTML body, and for
  * tickets one inline PNG QR code each (content id `ticket-<id>`) beside its short code.
  * Times are the venue's, with the zone's name (lib/format.ts); money in the order's currency;
- * the words in the recipient's language (catalogue namespace `Email`, lib/i18n).
+ * the words in the recipient's language (catalogue namespace `Email`, lib/i18n), seats too
+ * (composed from their parts through `Seat`, lib/venues/seat-label.ts; the stored English label
+ * stays what the ticket codes sign).
  */
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import QRCode from "qrcode";
-import { events, lineItems, orders, seats, tickets, venues } from "@/db/schema";
+import { events, lineItems, orders, rows, seats, sections, tickets, venues } from "@/db/schema";
 import type { Db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { formatInZone, formatMoney } from "@/lib/format";
@@ -15,6 +17,7 @@ import type { EmailKind, EmailPayloads } from "@/lib/mail/outbox";
 import { DEFAULT_LOCALE, intlLocale, type Locale } from "@/lib/i18n/config";
 import { translator } from "@/lib/i18n/translate";
 import { formatShortCode } from "@/lib/tickets/short-code";
+import { seatLabel, type SeatWords } from "@/lib/venues/seat-label";
 
 /** A message ready for SMTP. */
 export interface RenderedEmail {
@@ -41,21 +44,45 @@ async function orderFacts(db: Db, orderId: string, fmt: string) {
   return { ...row, when, link };
 }
 
-async function validTickets(db: Db, orderId: string) {
-  return db
-    .select({ id: tickets.id, code: tickets.code, shortCode: tickets.shortCode, seat: seats.label })
+/** Columns of a seat's label parts, for selects joined to `sections` and `rows` on the seat. */
+const seatParts = { section: sections.code, standing: sql<boolean>`${sections.kind} = 'general_admission'`, row: rows.label, number: seats.number };
+
+/** The order's valid tickets in seat order, each with its seat's label in the reader's language. */
+async function validTickets(db: Db, orderId: string, seatWords: SeatWords) {
+  const list = await db
+    .select({ id: tickets.id, code: tickets.code, shortCode: tickets.shortCode, ...seatParts })
     .from(tickets)
     .innerJoin(lineItems, eq(tickets.lineItemId, lineItems.id))
     .innerJoin(seats, eq(tickets.seatId, seats.id))
+    .innerJoin(sections, eq(seats.sectionId, sections.id))
+    .innerJoin(rows, eq(seats.rowId, rows.id))
     .where(and(eq(tickets.orderId, orderId), eq(tickets.status, "valid")))
     .orderBy(asc(seats.ordinal));
+  return list.map((r) => ({ id: r.id, code: r.code, shortCode: r.shortCode, seat: seatLabel(seatWords, r) }));
+}
+
+/**
+ * The seats a partial refund names (their stored English labels, lib/outbox payload) in the
+ * reader's language, in seat order; a label the order has no seat for is kept as it is.
+ */
+async function refundedSeatLabels(db: Db, orderId: string, stored: string[], seatWords: SeatWords): Promise<string[]> {
+  const found = await db
+    .select({ label: seats.label, ...seatParts })
+    .from(lineItems)
+    .innerJoin(seats, eq(lineItems.seatId, seats.id))
+    .innerJoin(sections, eq(seats.sectionId, sections.id))
+    .innerJoin(rows, eq(seats.rowId, rows.id))
+    .where(and(eq(lineItems.orderId, orderId), inArray(seats.label, stored)))
+    .orderBy(asc(seats.ordinal));
+  const composed = new Map(found.map((r) => [r.label, seatLabel(seatWords, r)]));
+  return [...new Set([...found.map((r) => r.label), ...stored])].map((label) => composed.get(label) ?? label);
 }
 
 type EmailWords = ReturnType<typeof translator>;
 
 /** The tickets' part of a message: one QR image and short code each. */
-async function ticketBlock(db: Db, orderId: string, t: EmailWords) {
-  const list = await validTickets(db, orderId);
+async function ticketBlock(db: Db, orderId: string, t: EmailWords, seatWords: SeatWords) {
+  const list = await validTickets(db, orderId, seatWords);
   const attachments = await Promise.all(
     list.map(async (ticket) => ({ filename: `ticket-${ticket.id}.png`, content: await QRCode.toBuffer(ticket.code, { errorCorrectionLevel: "M", margin: 1, width: 320 }), contentType: "image/png", cid: `ticket-${ticket.id}` })),
   );
@@ -78,6 +105,7 @@ async function ticketBlock(db: Db, orderId: string, t: EmailWords) {
  */
 export async function renderEmail<K extends EmailKind>(db: Db, kind: K, payload: EmailPayloads[K], locale: Locale = DEFAULT_LOCALE): Promise<RenderedEmail> {
   const t = translator(locale, "Email");
+  const seatWords = translator(locale, "Seat") as unknown as SeatWords;
   const fmt = intlLocale(locale);
   const page = (title: string, body: string) =>
     `<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><title>${esc(title)}</title></head><body style="font-family:system-ui,sans-serif;max-width:36rem;margin:auto;padding:1rem;color:#0b1020">${body}<p style="color:#64748b;font-size:12px">${esc(t("footer"))}</p></body></html>`;
@@ -86,7 +114,7 @@ export async function renderEmail<K extends EmailKind>(db: Db, kind: K, payload:
     case "tickets_reissued": {
       const { orderId } = payload as EmailPayloads["order_confirmation"];
       const o = await orderFacts(db, orderId, fmt);
-      const tk = await ticketBlock(db, orderId, t);
+      const tk = await ticketBlock(db, orderId, t, seatWords);
       const reissued = kind === "tickets_reissued";
       const subject = reissued ? t("reissuedSubject", { show: o.event.name }) : t("confirmationSubject", { show: o.event.name });
       const lead = reissued ? t("reissuedLead", { n: tk.count }) : t("confirmationLead", { amount: formatMoney(o.order.totalMinor, o.order.currency, fmt), n: tk.count });
@@ -99,7 +127,9 @@ export async function renderEmail<K extends EmailKind>(db: Db, kind: K, payload:
       const o = await orderFacts(db, p.orderId, fmt);
       const subject = t("refundSubject", { show: o.event.name });
       const facts = { show: o.event.name, when: o.when, amount: formatMoney(p.amountMinor, p.currency, fmt) };
-      const lead = p.seats?.length ? t("partialRefundLead", { ...facts, seats: p.seats.join(", ") }) : t("refundLead", facts);
+      const lead = p.seats?.length
+        ? t("partialRefundLead", { ...facts, seats: (await refundedSeatLabels(db, p.orderId, p.seats, seatWords)).join(locale === "zh-CN" ? "、" : ", ") })
+        : t("refundLead", facts);
       return {
         subject,
         text: `${lead}\n\n${t("yourOrder")}: ${o.link}\n`,
