@@ -198,7 +198,15 @@ export function QueueView(props: { eventId: string; slug: string; name: string; 
           {position > 0 && (
             <p data-testid="ahead">{ahead === 0 ? t("next") : t(estimated !== null ? "aheadAbout" : "ahead", { n: ahead })}</p>
           )}
-          <div className="h-4 w-full overflow-hidden rounded-full bg-white/10" role="progressbar" aria-valuenow={Math.round(progress * 100)} aria-valuemin={0} aria-valuemax={100}>
+          <div
+            className="h-4 w-full overflow-hidden rounded-full bg-white/10"
+            role="progressbar"
+            aria-label={t("progressLabel")}
+            aria-valuenow={Math.round(progress * 100)}
+            aria-valuemin={0}
+            aria-valuemax={100}
+            data-testid="queue-progress"
+          >
             <div className="h-full bg-indigo-400 transition-all" style={{ width: `${Math.round(progress * 100)}%` }} />
           </div>
           <p className="text-sm text-white/70" data-testid="eta">

@@ -9,6 +9,8 @@ import type { Db } from "@/lib/db";
 import { cachedEvent } from "@/lib/events/cache";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { DEFAULT_LOCALE, type Locale } from "@/lib/i18n/config";
+import { translator } from "@/lib/i18n/translate";
 import { newId } from "@/lib/ids";
 import type { PaymentProvider } from "@/lib/payments/provider";
 import { takeCheckoutBudget } from "@/lib/payments/psp-budget";
@@ -17,13 +19,14 @@ import { takeCheckoutBudget } from "@/lib/payments/psp-budget";
 const refused = (kind: "not_found" | "conflict", code: string, message: string) => new AppError(kind, code, message);
 
 /**
- * Starts (or resumes) the checkout of an order.
+ * Starts (or resumes) the checkout of an order. `locale` is the fan's language: the PSP's page
+ * shows the checkout's description ("2 tickets — <show>") as given, so it is written in it.
  * @returns the PSP's hosted payment page URL.
  * @throws {AppError} `no_such_order` for another fan's order (404, so order ids are not confirmed to strangers),
  *   `not_payable` for an order that is no longer payable (409), `hold_expired` (409); {PspBusyError} (429) past the
  *   PSP's request budget (lib/payments/psp-budget.ts); {PaymentProviderError} from the PSP.
  */
-export async function startCheckout(db: Db, provider: PaymentProvider, input: { orderId: string; fanId: string; now?: Date }): Promise<{ url: string }> {
+export async function startCheckout(db: Db, provider: PaymentProvider, input: { orderId: string; fanId: string; now?: Date; locale?: Locale }): Promise<{ url: string }> {
   // One round trip: the order (with its seat count) and its payment attempts. Another fan's
   // order is refused before anything read here is used.
   const [[row], existing] = await Promise.all([
@@ -60,7 +63,7 @@ export async function startCheckout(db: Db, provider: PaymentProvider, input: { 
     orderId: order.id,
     amountMinor: order.totalMinor,
     currency: order.currency,
-    description: `${seatsCount} ticket${seatsCount === 1 ? "" : "s"} — ${event.name}`,
+    description: translator(input.locale ?? DEFAULT_LOCALE, "Psp")("description", { n: seatsCount, show: event.name }),
     expiresAt: order.holdExpiresAt,
     returnUrl: `${env().APP_URL}/orders/${order.id}`,
     idempotencyKey: `${order.id}:checkout:${open ? existing.indexOf(open) : existing.length}`,

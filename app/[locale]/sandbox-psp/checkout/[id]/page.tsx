@@ -94,14 +94,14 @@ export default async function SandboxCheckoutPage({ params }: PageProps<"/[local
     return <Notice t={t} testId="checkout-expired" checkout={checkout} title={t("expiredTitle")} body={t("expiredBody")} />;
   }
   const activeKnobs = [
-    faults.decline && "approve declines",
-    faults.slowApprovalMs > 0 && `approval takes ${(faults.slowApprovalMs / 1000).toFixed(1)} s (simulated 3-D Secure)`,
-    faults.drop && "capture webhook dropped",
-    faults.duplicate > 0 && `webhooks sent ${faults.duplicate + 1}×`,
-    faults.reorder && "webhooks reordered",
-    faults.failWebhookTimes > 0 && `first ${faults.failWebhookTimes} webhook attempts fail`,
-    faults.captureAfterExpiry && "captures after expiry",
-    faults.webhookDelayMs !== 200 && `webhooks delayed ${faults.webhookDelayMs} ms`,
+    faults.decline && t("knobDecline"),
+    faults.slowApprovalMs > 0 && t("knobSlow", { seconds: (faults.slowApprovalMs / 1000).toFixed(1) }),
+    faults.drop && t("knobDrop"),
+    faults.duplicate > 0 && t("knobDuplicate", { times: faults.duplicate + 1 }),
+    faults.reorder && t("knobReorder"),
+    faults.failWebhookTimes > 0 && t("knobFail", { n: faults.failWebhookTimes }),
+    faults.captureAfterExpiry && t("knobLate"),
+    faults.webhookDelayMs !== 200 && t("knobDelay", { ms: faults.webhookDelayMs }),
   ].filter((k): k is string => Boolean(k));
 
   return (
