@@ -1,74 +1,100 @@
+import type { Metadata } from "next";
 import Link from "next/link";
+import { getLocale, getTranslations } from "next-intl/server";
+import { statusWord } from "@/app/admin/_components/event-nav";
 import { requireOrganizer } from "@/lib/auth/session";
 import { db } from "@/lib/db";
 import { listOrganizerEvents } from "@/lib/events/queries";
 import { formatCount, formatInZone } from "@/lib/format";
+import { intlLocale } from "@/lib/i18n/config";
 
-export const metadata = { title: "Organizer" };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getTranslations("Admin"))("dashboard") };
+}
 
-/** Organizer home: their shows. Server-side role check: fans get 403, signed-out users go to sign-in. */
+/**
+ * Organizer home: their shows. Server-side role check: fans get 403, signed-out users go to sign-in.
+ * A table on a desktop; on a phone each show is a card (the table's rows stacked), so nothing scrolls sideways.
+ */
 export default async function AdminPage() {
   const organizer = await requireOrganizer("/admin");
   const shows = await listOrganizerEvents(db(), organizer.id);
+  const [t, admin, status, fmt] = await Promise.all([getTranslations("AdminShows"), getTranslations("Admin"), getTranslations("Admin.status"), getLocale().then(intlLocale)]);
+  // Words shown before a value only on a phone, where the table's header is hidden.
+  const phoneLabel = (text: string) => <span className="text-white/60 md:hidden">{text}: </span>;
   return (
     <div className="space-y-6">
       <div className="flex flex-wrap items-center justify-between gap-3">
-        <h1 className="text-3xl font-bold">Organizer dashboard</h1>
-        <Link href="/admin/scan" className="rounded bg-white/10 px-4 py-2 hover:bg-white/20">
-          Check-in
-        </Link>
-        <Link href="/admin/events/new" className="button-primary px-4 py-2">
-          New show
-        </Link>
+        <h1 className="text-3xl font-bold">{admin("dashboard")}</h1>
+        <div className="flex flex-wrap gap-3">
+          <Link href="/admin/scan" className="rounded bg-white/10 px-4 py-2 hover:bg-white/20">
+            {admin("checkIn")}
+          </Link>
+          <Link href="/admin/events/new" className="button-primary px-4 py-2">
+            {t("newShow")}
+          </Link>
+        </div>
       </div>
-      <p className="text-white/70">Signed in as {organizer.email}.</p>
-      {/* On a phone the table scrolls inside its box, not the page: its links and dates need ~470 px. */}
-      <div className="overflow-x-auto">
-        <table className="w-full text-left text-sm" data-testid="organizer-shows">
-          <thead className="text-white/60">
+      <p className="break-words text-white/70">{t("signedInAs", { email: organizer.email })}</p>
+      {shows.length === 0 ? (
+        <p className="text-white/60" data-testid="no-shows">
+          {t("noShows")}
+        </p>
+      ) : (
+        <table className="w-full text-left text-sm max-md:block" data-testid="organizer-shows">
+          <thead className="text-white/60 max-md:sr-only">
             <tr>
-              <th className="py-1">Show</th>
-              <th>Status</th>
-              <th>On-sale</th>
-              <th className="text-right">Sold / on sale</th>
+              <th className="py-1">{t("show")}</th>
+              <th>{t("status")}</th>
+              <th>{t("onSale")}</th>
+              <th className="text-right">{t("soldOfOnSale")}</th>
               <th className="text-right">
-                <span className="sr-only">Actions</span>
+                <span className="sr-only">{t("actions")}</span>
               </th>
             </tr>
           </thead>
-          <tbody>
+          <tbody className="max-md:block">
             {shows.map((s) => (
-              <tr key={s.id} className="border-t border-white/10">
-                <td className="py-2">
+              <tr key={s.id} className="border-t border-white/10 max-md:block max-md:space-y-1 max-md:py-3">
+                <td className="py-2 max-md:block max-md:py-0 max-md:text-base max-md:font-semibold">
                   {/* A draft has no public page yet: its name opens the set-up page. */}
-                  <Link href={s.status === "published" ? `/events/${s.slug}` : `/admin/events/${s.id}/edit`} className="underline">
+                  <Link href={s.status === "published" ? `/events/${s.slug}` : `/admin/events/${s.id}/edit`} className="break-words underline">
                     {s.name}
                   </Link>
                 </td>
-                <td>{s.status}</td>
-                <td>{formatInZone(s.onSaleAt, s.timeZone)}</td>
-                <td className="text-right tabular-nums">
-                  {formatCount(s.seatsSold)} / {formatCount(s.seatsOnSale)}
+                <td className="max-md:block" data-status={s.status}>
+                  {phoneLabel(t("status"))}
+                  {statusWord(status, s.status)}
                 </td>
-                <td className="space-x-3 text-right">
-                  <Link href={`/admin/events/${s.id}/edit`} className="underline" aria-label={`Edit ${s.name}`}>
-                    Edit
-                  </Link>
-                  <Link href={`/admin/events/${s.id}/live`} className="underline" aria-label={`Live view of ${s.name}`}>
-                    Live
-                  </Link>
-                  <Link href={`/admin/events/${s.id}/orders`} className="underline" aria-label={`Orders of ${s.name}`}>
-                    Orders
-                  </Link>
-                  <Link href={`/admin/events/${s.id}/discrepancies`} className="underline" aria-label={`Discrepancies of ${s.name}`}>
-                    Discrepancies
-                  </Link>
+                <td className="max-md:block">
+                  {phoneLabel(t("onSale"))}
+                  {formatInZone(s.onSaleAt, s.timeZone, fmt)}
+                </td>
+                <td className="text-right tabular-nums max-md:block max-md:text-left">
+                  {phoneLabel(t("soldOfOnSale"))}
+                  {formatCount(s.seatsSold, fmt)} / {formatCount(s.seatsOnSale, fmt)}
+                </td>
+                <td className="text-right max-md:block max-md:pt-1 max-md:text-left">
+                  <span className="inline-flex flex-wrap gap-x-3 gap-y-1 md:justify-end">
+                    <Link href={`/admin/events/${s.id}/edit`} className="underline" aria-label={t("editOf", { name: s.name })}>
+                      {t("edit")}
+                    </Link>
+                    <Link href={`/admin/events/${s.id}/live`} className="underline" aria-label={t("liveOf", { name: s.name })}>
+                      {admin("live")}
+                    </Link>
+                    <Link href={`/admin/events/${s.id}/orders`} className="underline" aria-label={t("ordersOf", { name: s.name })}>
+                      {admin("orders")}
+                    </Link>
+                    <Link href={`/admin/events/${s.id}/discrepancies`} className="underline" aria-label={t("discrepanciesOf", { name: s.name })}>
+                      {admin("discrepancies")}
+                    </Link>
+                  </span>
                 </td>
               </tr>
             ))}
           </tbody>
         </table>
-      </div>
+      )}
     </div>
   );
 }

@@ -1,6 +1,21 @@
-/** The show form's locale-aware inputs: separate 24-hour date and time fields, decimal-comma prices (lib/events/form.ts). */
+/**
+ * The show form's locale-aware inputs: separate 24-hour date and time fields, decimal-comma
+ * prices (lib/events/form.ts); and its problems as codes worded in each language.
+ */
 import { describe, expect, it } from "vitest";
-import { eventCreateFormSchema, eventFormFromFormData, fieldErrors, joinLocalDateTime } from "@/lib/events/form";
+import {
+  decodeFormProblem,
+  encodeFormProblem,
+  eventCreateFormSchema,
+  eventEditFormSchema,
+  eventFormFromFormData,
+  fieldErrors,
+  FORM_PROBLEM_CODES,
+  formProblemText,
+  joinLocalDateTime,
+} from "@/lib/events/form";
+import en from "@/lib/i18n/messages/en.json";
+import zhCN from "@/lib/i18n/messages/zh-CN.json";
 import { zonedLocalToUtc } from "@/lib/time-zone";
 
 describe("joinLocalDateTime", () => {
@@ -51,7 +66,53 @@ describe("the show form's date, time and price inputs", () => {
     const r = eventCreateFormSchema.safeParse(form({ startsAtDate: "03/01/2027", startsAtTime: "8:00 PM", onSaleAtDate: "2027-01-15", onSaleAtTime: "10:00", "levels.0.price": "1,234,5" }));
     expect(r.success).toBe(false);
     const errors = fieldErrors(r.error!);
-    expect(errors.startsAt).toBe("Enter when the show starts as a date such as 2027-03-01 and a 24-hour time such as 19:30");
-    expect(errors["priceLevels.0.price"]).toMatch(/grouped in threes/);
+    expect(formProblemText("en", errors.startsAt!)).toBe("Enter when the show starts as a date such as 2027-03-01 and a 24-hour time such as 19:30");
+    expect(formProblemText("zh-CN", errors.startsAt!)).toBe("请按日期（如 2027-03-01）加 24 小时制时间（如 19:30）填写开演时间");
+    // English readers get lib/format.ts's exact words; Chinese ones how to write a price of this currency.
+    expect(formProblemText("en", errors["priceLevels.0.price"]!)).toMatch(/grouped in threes/);
+    expect(formProblemText("zh-CN", errors["priceLevels.0.price"]!)).toBe("请按 79.00 这样的格式填写票价。");
+  });
+});
+
+describe("the show form's problems", () => {
+  const base = { name: "x", startsAt: "2027-06-01T20:00", onSaleAt: "2027-03-01T10:00" };
+
+  it("are stable codes with their facts, worded per language with the numbers in the reader's format", () => {
+    const r = eventEditFormSchema.safeParse({ ...base, holdMinutes: "0", activeCap: "2000000", priceLevels: [{ name: "2027", price: "1", currency: "EUR", color: "#123456", rows: "9-1" }] });
+    const errors = fieldErrors(r.error!);
+    expect(decodeFormProblem(errors.holdMinutes!)).toEqual({ code: "atLeast", params: { what: "holdMinutes", min: 1 } });
+    expect(decodeFormProblem(errors["priceLevels.0.rows"]!)).toEqual({ code: "rowsOrder", params: { low: 1, high: 9 } });
+    expect(formProblemText("en", errors.holdMinutes!)).toBe("The hold time must be at least 1");
+    expect(formProblemText("zh-CN", errors.holdMinutes!)).toBe("锁座时长不能小于 1");
+    expect(formProblemText("en", errors.activeCap!)).toBe("The active cap must be at most 1,000,000");
+    expect(formProblemText("zh-CN", errors.activeCap!)).toBe("同时购票上限不能大于 1,000,000");
+    expect(formProblemText("zh-CN", errors["priceLevels.0.rows"]!)).toBe("范围应从较小的排号到较大的排号（1–9）。");
+  });
+
+  it("keep a level's name as typed, even one that looks like a number, and survive any characters", () => {
+    const twins = [
+      { name: "2027", price: "1", currency: "EUR", color: "#123456" },
+      { name: "2027", price: "1", currency: "EUR", color: "#123456" },
+    ];
+    const same = fieldErrors(eventEditFormSchema.safeParse({ ...base, priceLevels: twins }).error!)["priceLevels.1.name"]!;
+    expect(formProblemText("zh-CN", same)).toBe("有两个票档都叫“2027”，请分别命名");
+    const odd = encodeFormProblem("sameName", { name: "A&B=C?d #1 100%" });
+    expect(decodeFormProblem(odd)).toEqual({ code: "sameName", params: { name: "A&B=C?d #1 100%" } });
+    expect(formProblemText("en", odd)).toBe('Two price levels are called "A&B=C?d #1 100%"; give each its own name');
+  });
+
+  it("leave text that is no problem code as it is (an AppError's message, already in words)", () => {
+    for (const text of ["There is no tier \"X\" in this venue.", "这个时间无效。", "price list", "Rows?"]) {
+      expect(decodeFormProblem(text)).toBeNull();
+      expect(formProblemText("zh-CN", text)).toBe(text);
+    }
+  });
+
+  it("each have a message in both catalogues", () => {
+    const words = (c: unknown) => (c as { EventForm: { errors: Record<string, string> } }).EventForm.errors;
+    for (const code of FORM_PROBLEM_CODES) {
+      expect(words(en)[code], code).toBeTruthy();
+      expect(words(zhCN)[code], code).toBeTruthy();
+    }
   });
 });

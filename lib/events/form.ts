@@ -1,31 +1,73 @@
 /**
  * The organizer's show form (new and edit): its values as the browser sends them, the zod
  * schemas the server actions parse them with, FormData → object and back, and zod errors
- * as per-field messages. Prices are typed in major units (lib/format.ts parses them);
+ * as per-field problems. Prices are typed in major units (lib/format.ts parses them);
  * times in the venue's wall clock (lib/time-zone.ts turns them into UTC).
+ *
+ * A problem is a stable code with its facts (`atLeast` {what: "holdMinutes", min: 1}), worded
+ * in the reader's language by the catalogue's `EventForm.errors` namespace — the way AppError
+ * codes are (lib/i18n/translate.ts); ./form-problems.ts encodes it as the one string the
+ * server action hands the form.
  */
 import { z } from "zod";
+import { DEFAULT_LOCALE, type Locale } from "@/lib/i18n/config";
+import { translator } from "@/lib/i18n/translate";
 import { priceLevelInputSchema } from "@/lib/events/seat-rules";
 import type { RuleTexts, SeatRule } from "@/lib/events/seat-rules";
-import { parseMajorUnits } from "@/lib/format";
+import { parseMajorUnits, PriceFormatError } from "@/lib/format";
 import { SLUG_MAX_LENGTH, SLUG_PATTERN } from "@/lib/ids";
 import { LOCAL_DATE_TIME } from "@/lib/time-zone";
+import { decodeFormProblem, encodeFormProblem } from "@/lib/events/form-problems";
+
+export { decodeFormProblem, encodeFormProblem, FORM_PROBLEM_CODES, type FormProblem, type FormProblemCode } from "@/lib/events/form-problems";
 
 /** Most price levels one show may have. */
 export const MAX_PRICE_LEVELS = 8;
 
+/**
+ * The words of one problem (a string from {@link fieldErrors}) in a locale; text that is no
+ * problem code (an AppError's message, translated where it was raised) comes back as it is.
+ * (The form itself words them with the page's translator: app/admin/events/event-form.tsx.)
+ */
+export function formProblemText(locale: Locale, text: string): string {
+  const problem = decodeFormProblem(text);
+  if (!problem) return text;
+  if (problem.english && locale === DEFAULT_LOCALE) return problem.english;
+  const t = translator(locale, "EventForm");
+  return t(`errors.${problem.code}` as never, problem.params as never);
+}
+
+const problem = encodeFormProblem;
+
+/** A price written the way `currency` is written: "79.00" (EUR), "7900" (JPY), "79.000" (KWD). */
+function priceExample(currency: string): string {
+  let digits = 2;
+  try {
+    digits = new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  } catch {
+    // an unknown code: two decimals, like most currencies
+  }
+  return digits > 0 ? `79.${"0".repeat(digits)}` : "7900";
+}
+
 // ─── Seat rules as typed ─────────────────────────────────────────────────────
 
-/** `"1–2"`, `"1-2"`, `"1 to 2"` → {from 1, to 2}; `"3"` → {3, 3}; `""` → undefined. @throws {Error} with a readable message. */
+/** A row range the form cannot read; its message is an encoded {@link FormProblem}. */
+export class RowRangeError extends Error {}
+
+/**
+ * `"1–2"`, `"1-2"`, `"1 to 2"` → {from 1, to 2}; `"3"` → {3, 3}; `""` → undefined.
+ * @throws {RowRangeError} whose message is the problem (`rowsFormat`, `rowsFromOne`, `rowsOrder`).
+ */
 export function parseRowRange(text: string): { from: number; to: number } | undefined {
   const t = text.trim();
   if (t === "") return undefined;
   const m = /^(\d{1,4})(?:\s*(?:-|–|—|to|\.\.)\s*(\d{1,4}))?$/i.exec(t);
-  if (!m) throw new Error(`Write the rows as a range such as 1–5 (or one row, such as 3).`);
+  if (!m) throw new RowRangeError(problem("rowsFormat"));
   const from = Number(m[1]);
   const to = Number(m[2] ?? m[1]);
-  if (from < 1) throw new Error("Rows are counted from 1 (the row nearest the stage).");
-  if (from > to) throw new Error(`The range must go from the lower row to the higher one (${to}–${from}).`);
+  if (from < 1) throw new RowRangeError(problem("rowsFromOne"));
+  if (from > to) throw new RowRangeError(problem("rowsOrder", { low: to, high: from }));
   return { from, to };
 }
 
@@ -63,23 +105,24 @@ export interface EventFormValues {
   priceLevels: PriceLevelFormValues[];
 }
 
-const wholeNumber = (label: string, min: number, max: number, fallback: number) =>
+/** @param what the field, which the messages name ("The hold time must be at least 1"). */
+const wholeNumber = (what: "holdMinutes" | "perFanLimit" | "admissionRatePerMinute" | "activeCap", min: number, max: number, fallback: number) =>
   z.preprocess(
     (v) => (typeof v === "string" && v.trim() === "" ? undefined : typeof v === "string" ? v.trim() : v),
     z.coerce
-      .number({ error: `${label} must be a whole number` })
-      .int(`${label} must be a whole number`)
-      .min(min, `${label} must be at least ${min}`)
-      .max(max, `${label} must be at most ${max.toLocaleString("en-GB")}`)
+      .number({ error: problem("wholeNumber", { what }) })
+      .int(problem("wholeNumber", { what }))
+      .min(min, problem("atLeast", { what, min }))
+      .max(max, problem("atMost", { what, max }))
       .default(fallback),
   );
 
-const localDateTime = (what: string) =>
+const localDateTime = (what: "startsAt" | "onSaleAt") =>
   z
-    .string({ error: `Enter ${what}` })
+    .string({ error: problem("enterTime", { what }) })
     .trim()
-    .min(1, `Enter ${what}`)
-    .regex(LOCAL_DATE_TIME, `Enter ${what} as a date such as 2027-03-01 and a 24-hour time such as 19:30`);
+    .min(1, problem("enterTime", { what }))
+    .regex(LOCAL_DATE_TIME, problem("timeFormat", { what }));
 
 /**
  * One price level of the form → a {@link priceLevelInputSchema} value for createEvent:
@@ -89,17 +132,17 @@ const localDateTime = (what: string) =>
  */
 const priceLevelFormSchema = z
   .object({
-    name: z.string({ error: "Give the price level a name" }).trim().min(1, "Give the price level a name").max(60, "Keep the name within 60 characters"),
-    price: z.string({ error: "Enter a price such as 79.00" }).trim().min(1, "Enter a price such as 79.00"),
+    name: z.string({ error: problem("levelName") }).trim().min(1, problem("levelName")).max(60, problem("tooLong", { max: 60 })),
+    price: z.string({ error: problem("priceMissing") }).trim().min(1, problem("priceMissing")),
     currency: z
-      .string({ error: "Enter a currency code such as EUR" })
+      .string({ error: problem("currency") })
       .trim()
       .toUpperCase()
-      .regex(/^[A-Z]{3}$/, "Use a three-letter ISO currency code such as EUR"),
-    color: z.string({ error: "Pick a colour" }).trim().regex(/^#[0-9a-fA-F]{6}$/, "Pick a colour such as #1e88e5"),
-    tiers: z.string().trim().max(500).default(""),
-    sections: z.string().trim().max(2_000).default(""),
-    rows: z.string().trim().max(40).default(""),
+      .regex(/^[A-Z]{3}$/, problem("currency")),
+    color: z.string({ error: problem("colour") }).trim().regex(/^#[0-9a-fA-F]{6}$/, problem("colour")),
+    tiers: z.string().trim().max(500, problem("tooLong", { max: 500 })).default(""),
+    sections: z.string().trim().max(2_000, problem("tooLong", { max: 2_000 })).default(""),
+    rows: z.string().trim().max(40, problem("tooLong", { max: 40 })).default(""),
   })
   .transform((v, ctx) => {
     let priceMinor = 0;
@@ -107,12 +150,15 @@ const priceLevelFormSchema = z
     try {
       priceMinor = parseMajorUnits(v.price, v.currency);
     } catch (e) {
-      ctx.addIssue({ code: "custom", path: ["price"], message: (e as Error).message });
+      if (!(e instanceof PriceFormatError)) throw e;
+      // lib/format.ts says in English exactly what is wrong with the amount; other languages say how to write one.
+      ctx.addIssue({ code: "custom", path: ["price"], message: problem("price", { example: priceExample(v.currency) }, e.message) });
     }
     try {
       rowRange = parseRowRange(v.rows);
     } catch (e) {
-      ctx.addIssue({ code: "custom", path: ["rows"], message: (e as Error).message });
+      if (!(e instanceof RowRangeError)) throw e;
+      ctx.addIssue({ code: "custom", path: ["rows"], message: e.message });
     }
     if (ctx.issues.length > 0) return z.NEVER;
     const sectionCodes = splitCodes(v.sections);
@@ -123,19 +169,19 @@ const priceLevelFormSchema = z
   });
 
 const priceLevelsFormSchema = z
-  .array(priceLevelFormSchema, { error: "Add at least one price level" })
-  .min(1, "Add at least one price level")
-  .max(MAX_PRICE_LEVELS, `A show has at most ${MAX_PRICE_LEVELS} price levels`);
+  .array(priceLevelFormSchema, { error: problem("levelsMissing") })
+  .min(1, problem("levelsMissing"))
+  .max(MAX_PRICE_LEVELS, problem("levelsTooMany", { max: MAX_PRICE_LEVELS }));
 
 const commonFields = {
-  name: z.string({ error: "Give the show a name" }).trim().min(1, "Give the show a name").max(120, "Keep the name within 120 characters"),
-  description: z.string().trim().max(2_000, "Keep the description within 2,000 characters").default(""),
-  startsAt: localDateTime("when the show starts"),
-  onSaleAt: localDateTime("when the on-sale opens"),
-  holdMinutes: wholeNumber("The hold time", 1, 120, 15),
-  perFanLimit: wholeNumber("The per-fan limit", 1, 50, 4),
-  admissionRatePerMinute: wholeNumber("The admission rate", 1, 1_000_000, 600),
-  activeCap: wholeNumber("The active cap", 1, 1_000_000, 2_000),
+  name: z.string({ error: problem("showName") }).trim().min(1, problem("showName")).max(120, problem("tooLong", { max: 120 })),
+  description: z.string().trim().max(2_000, problem("tooLong", { max: 2_000 })).default(""),
+  startsAt: localDateTime("startsAt"),
+  onSaleAt: localDateTime("onSaleAt"),
+  holdMinutes: wholeNumber("holdMinutes", 1, 120, 15),
+  perFanLimit: wholeNumber("perFanLimit", 1, 50, 4),
+  admissionRatePerMinute: wholeNumber("admissionRatePerMinute", 1, 1_000_000, 600),
+  activeCap: wholeNumber("activeCap", 1, 1_000_000, 2_000),
 };
 
 function checkLevels(v: { priceLevels?: { name: string; currency: string }[] }, ctx: z.RefinementCtx) {
@@ -143,10 +189,10 @@ function checkLevels(v: { priceLevels?: { name: string; currency: string }[] }, 
   const seen = new Map<string, number>();
   levels.forEach((l, i) => {
     const key = l.name.toLowerCase();
-    if (seen.has(key)) ctx.addIssue({ code: "custom", path: ["priceLevels", i, "name"], message: `Two price levels are called "${l.name}"; give each its own name` });
+    if (seen.has(key)) ctx.addIssue({ code: "custom", path: ["priceLevels", i, "name"], message: problem("sameName", { name: l.name }) });
     else seen.set(key, i);
     if (i > 0 && l.currency !== levels[0]!.currency) {
-      ctx.addIssue({ code: "custom", path: ["priceLevels", i, "currency"], message: `Use the same currency for every level (${levels[0]!.currency})` });
+      ctx.addIssue({ code: "custom", path: ["priceLevels", i, "currency"], message: problem("sameCurrency", { currency: levels[0]!.currency }) });
     }
   });
 }
@@ -154,14 +200,14 @@ function checkLevels(v: { priceLevels?: { name: string; currency: string }[] }, 
 /** The "new show" form: venue, slug and every editable field, with 1–8 price levels. */
 export const eventCreateFormSchema = z
   .object({
-    venueId: z.string({ error: "Choose a venue" }).trim().min(1, "Choose a venue"),
+    venueId: z.string({ error: problem("venue") }).trim().min(1, problem("venue")),
     slug: z
-      .string({ error: "Choose a slug" })
+      .string({ error: problem("slugMissing") })
       .trim()
       .toLowerCase()
-      .min(1, "Choose a slug (the show's address, such as summer-night-2027)")
-      .max(SLUG_MAX_LENGTH, `Keep the slug within ${SLUG_MAX_LENGTH} characters`)
-      .regex(SLUG_PATTERN, "Use lower-case letters, digits and single dashes, such as summer-night-2027"),
+      .min(1, problem("slugMissing"))
+      .max(SLUG_MAX_LENGTH, problem("slugTooLong", { max: SLUG_MAX_LENGTH }))
+      .regex(SLUG_PATTERN, problem("slugFormat")),
     ...commonFields,
     priceLevels: priceLevelsFormSchema,
   })
@@ -241,12 +287,16 @@ export function eventFormValues(raw: Record<string, unknown>): EventFormValues {
   };
 }
 
-/** A zod error as `{ "priceLevels.1.price": "message" }`, first message per field; form-wide messages under `""`. */
+/**
+ * A zod error as `{ "priceLevels.1.price": "price?example=79.00…" }`: the first problem per field,
+ * encoded ({@link encodeFormProblem}; word it with {@link formProblemText}); form-wide ones under `""`.
+ * An issue without a problem code (zod's own wording) becomes `invalid`.
+ */
 export function fieldErrors(error: z.ZodError): Record<string, string> {
   const out: Record<string, string> = {};
   for (const issue of error.issues) {
     const key = issue.path.join(".");
-    out[key] ??= issue.message;
+    out[key] ??= decodeFormProblem(issue.message) ? issue.message : problem("invalid");
   }
   return out;
 }

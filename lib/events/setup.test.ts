@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it, vi } from "vitest";
 import { eventSeats, events, orders, priceLevels } from "@/db/schema";
 import { closeDb, db } from "@/lib/db";
 import { EventNotFoundError, EventTimeError, NotYourEventError, OnSaleLockedError, PriceLevelsLockedError, SeatRuleError, SlugTakenError } from "@/lib/events/errors";
-import { eventCreateFormSchema, eventEditFormSchema, eventFormFromFormData, fieldErrors, parseRowRange } from "@/lib/events/form";
+import { eventCreateFormSchema, eventEditFormSchema, eventFormFromFormData, fieldErrors as problems, formProblemText, parseRowRange } from "@/lib/events/form";
 import { getEventSetup } from "@/lib/events/edit-view";
 import { createEventFromForm, publishEvent, updateEvent, updateEventFromForm } from "@/lib/events/setup";
 import { parseMajorUnits } from "@/lib/format";
@@ -21,6 +21,8 @@ afterAll(async () => {
 });
 
 const iso = (d: Date) => d.toISOString();
+/** The form's problems as an English reader reads them. */
+const fieldErrors = (error: Parameters<typeof problems>[0]) => Object.fromEntries(Object.entries(problems(error)).map(([k, v]) => [k, formProblemText("en", v)]));
 const HOUR = 3_600_000;
 
 describe("zonedLocalToUtc", () => {
@@ -104,8 +106,8 @@ describe("form parsing", () => {
     expect(parseRowRange(" 3 - 5 ")).toEqual({ from: 3, to: 5 });
     expect(parseRowRange("4")).toEqual({ from: 4, to: 4 });
     expect(parseRowRange("")).toBeUndefined();
-    expect(() => parseRowRange("5–3")).toThrow(/lower row/);
-    expect(() => parseRowRange("front")).toThrow(/such as 1–5/);
+    expect(() => parseRowRange("5–3")).toThrow(/^rowsOrder\?low=3&high=5$/);
+    expect(() => parseRowRange("front")).toThrow(/^rowsFormat$/);
   });
 
   function formData(entries: Record<string, string>): FormData {

@@ -1,16 +1,24 @@
 "use client";
 /**
  * The organizer's show form (new and edit), the publish button, and a view-only seat-map
- * preview. Validation happens on the server (app/admin/events/actions.ts → lib/events/manage);
- * this component only shows the values and the per-field messages it gets back.
+ * preview. Validation happens on the server (app/admin/events/actions.ts → lib/events/form.ts,
+ * lib/events/setup.ts); this component only shows the values and the per-field messages it
+ * gets back, wording the form's problem codes in the page's language (EventForm catalogue).
  */
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { useLocale, useTranslations } from "next-intl";
 import { useActionState, useRef, useState } from "react";
 import { SeatMap } from "@/components/seat-map";
 import type { EventFormValues, PriceLevelFormValues } from "@/lib/events/form";
+import { decodeFormProblem } from "@/lib/events/form-problems";
+import { DEFAULT_LOCALE, intlLocale } from "@/lib/i18n/config";
 import type { VenueSection, VenueSummary } from "@/lib/venues/queries";
 
-/** What the show form's server action returns: per-field messages (keys like `priceLevels.1.price`), the values to show again, a form-wide message. */
+/**
+ * What the show form's server action returns: per-field messages (keys like `priceLevels.1.price`),
+ * each a problem code of lib/events/form-problems.ts or an AppError's message already in words;
+ * the values to show again; a form-wide message.
+ */
 export interface EventFormState {
   errors: Record<string, string>;
   values?: EventFormValues;
@@ -37,11 +45,24 @@ const slugify = (s: string) =>
     .replace(/^-+|-+$/g, "")
     .slice(0, 80);
 
+/** A field's message in the page's language: a problem code worded through `EventForm.errors`, other text as it came. */
+function useProblemWords(): (message: string) => string {
+  const t = useTranslations("EventForm.errors");
+  const locale = useLocale();
+  return (message) => {
+    const problem = decodeFormProblem(message);
+    if (!problem) return message;
+    if (problem.english && locale === DEFAULT_LOCALE) return problem.english;
+    return t(problem.code, problem.params as never);
+  };
+}
+
 function FieldError({ id, message }: { id: string; message?: string }) {
+  const words = useProblemWords();
   if (!message) return null;
   return (
     <p id={id} className="mt-1 text-sm text-red-300" data-testid={`error-${id.replace(/^err-/, "")}`}>
-      {message}
+      {words(message)}
     </p>
   );
 }
@@ -96,6 +117,7 @@ function Field({
  * joins them into the `"YYYY-MM-DDTHH:mm"` the server converts from the venue's zone.
  */
 function LocalDateTimeField({ name, label, defaultValue, error, timeZone }: { name: string; label: string; defaultValue: string; error?: string; timeZone?: string }) {
+  const t = useTranslations("EventForm");
   const errId = `err-${name}`;
   const split = /^(\S*)[T ](.*)$/.exec(defaultValue);
   const [date, time] = split ? [split[1]!, split[2]!] : [defaultValue, ""];
@@ -104,42 +126,40 @@ function LocalDateTimeField({ name, label, defaultValue, error, timeZone }: { na
     <fieldset className="block text-sm" data-testid={`field-${name}`}>
       <legend>{label}</legend>
       <div className="flex gap-2">
-        <label className="flex-1">
-          <span className="sr-only">{label} — date</span>
+        <label className="min-w-0 flex-1">
+          <span className="sr-only">{t("dateOf", { label })}</span>
           <input
             name={`${name}Date`}
             defaultValue={date}
             required
-            placeholder="YYYY-MM-DD"
+            placeholder={t("datePlaceholder")}
             pattern="\d{4}-\d{2}-\d{2}"
             inputMode="numeric"
             autoComplete="off"
-            aria-label={`${label} date`}
+            aria-label={t("dateOf", { label })}
             aria-invalid={error ? true : undefined}
             aria-describedby={error ? errId : undefined}
             className={`${input} font-mono ${ring}`}
           />
         </label>
-        <label className="w-28">
-          <span className="sr-only">{label} — time</span>
+        <label className="w-24 shrink-0">
+          <span className="sr-only">{t("timeOf", { label })}</span>
           <input
             name={`${name}Time`}
             defaultValue={time}
             required
-            placeholder="HH:mm"
+            placeholder={t("timePlaceholder")}
             pattern="([01]\d|2[0-3]):[0-5]\d"
             inputMode="numeric"
             autoComplete="off"
-            aria-label={`${label} time`}
+            aria-label={t("timeOf", { label })}
             aria-invalid={error ? true : undefined}
             aria-describedby={error ? errId : undefined}
             className={`${input} font-mono ${ring}`}
           />
         </label>
       </div>
-      <span className="mt-1 block text-xs text-white/50">
-        Date as YYYY-MM-DD, time on the 24-hour clock (20:00){timeZone ? `, ${timeZone}` : ""}
-      </span>
+      <span className="mt-1 block text-xs text-white/50">{timeZone ? t("dateTimeHintZone", { zone: timeZone }) : t("dateTimeHint")}</span>
       <FieldError id={errId} message={error} />
     </fieldset>
   );
@@ -149,24 +169,27 @@ type LevelRow = { key: number; values: PriceLevelFormValues };
 
 /** Tiers and sections of a venue, for the seat-rule hint. */
 function SeatRuleHint({ sections }: { sections: VenueSection[] }) {
+  const t = useTranslations("EventForm");
   if (sections.length === 0) return null;
   const tiers = new Map<string, VenueSection[]>();
   for (const s of sections) tiers.set(s.tier, [...(tiers.get(s.tier) ?? []), s]);
   return (
     <div className="rounded-lg border border-white/10 bg-black/20 p-3 text-xs text-white/60" data-testid="venue-sections">
-      <p className="mb-1 font-semibold text-white/80">This venue&apos;s tiers and sections (row 1 is nearest the stage)</p>
-      <ul className="space-y-0.5">
+      <p className="mb-1 font-semibold text-white/80">{t("venueSectionsTitle")}</p>
+      <ul className="space-y-0.5 break-words">
         {[...tiers].map(([tier, secs]) => (
           <li key={tier}>
-            <span className="font-mono text-white/80">{tier}</span>: {secs.length === 1 ? "section" : "sections"}{" "}
-            <span className="font-mono">{secs.map((s) => s.code).join(", ")}</span> · up to {Math.max(...secs.map((s) => s.rows))} rows
+            {t.rich("tierLine", {
+              tier,
+              count: secs.length,
+              codes: secs.map((s) => s.code).join(", "),
+              rows: Math.max(...secs.map((s) => s.rows)),
+              code: (chunks) => <span className="font-mono text-white/80">{chunks}</span>,
+            })}
           </li>
         ))}
       </ul>
-      <p className="mt-1">
-        A level takes the seats that match all of its tier, section and row criteria and that no earlier level took. Leave all three empty to take every
-        remaining seat.
-      </p>
+      <p className="mt-1">{t("seatRuleExplained")}</p>
     </div>
   );
 }
@@ -211,6 +234,9 @@ function EventFormBody({
   const venue = venues.find((v) => v.id === venueId);
   const sections = sectionsByVenue[venueId] ?? [];
   const errorCount = Object.keys(errors).length;
+  const t = useTranslations("EventForm");
+  const words = useProblemWords();
+  const fmt = intlLocale(useLocale());
 
   function addLevel() {
     const currency = levels[0]?.values.currency || "EUR";
@@ -222,15 +248,15 @@ function EventFormBody({
     <form action={formAction} className="space-y-6" noValidate data-testid="event-form">
       {(errorCount > 0 || state.message) && (
         <div role="alert" className="rounded-lg border border-red-400/60 bg-red-500/10 p-3 text-sm text-red-200" data-testid="form-error">
-          {state.message ?? "Some fields need attention — see the messages below."}
+          {state.message ? words(state.message) : t("fixFields")}
         </div>
       )}
 
       <fieldset className="space-y-4 rounded-xl border border-white/10 bg-white/5 p-5">
-        <legend className="px-1 font-semibold">The show</legend>
+        <legend className="px-1 font-semibold">{t("theShow")}</legend>
         {mode === "create" ? (
           <label className="block text-sm">
-            Venue
+            {t("venue")}
             <select
               name="venueId"
               defaultValue={values.venueId}
@@ -239,25 +265,29 @@ function EventFormBody({
               aria-describedby={errors.venueId ? "err-venueId" : undefined}
               className={`${input} ${errors.venueId ? "ring-2 ring-red-400/70" : ""}`}
             >
-              <option value="">Choose a venue…</option>
+              <option value="">{t("chooseVenue")}</option>
               {venues.map((v) => (
                 <option key={v.id} value={v.id}>
-                  {v.name} ({v.city}, {v.capacity.toLocaleString("en-GB")} seats)
+                  {t("venueOption", { name: v.name, city: v.city, capacity: v.capacity.toLocaleString(fmt) })}
                 </option>
               ))}
             </select>
             <FieldError id="err-venueId" message={errors.venueId} />
           </label>
         ) : (
-          <p className="text-sm text-white/70">
-            Venue: <span className="text-white">{venue ? `${venue.name}, ${venue.city}` : "—"}</span> · address{" "}
-            <span className="font-mono text-white">/events/{values.slug}</span>
+          <p className="break-words text-sm text-white/70">
+            {t.rich("venueAndAddress", {
+              venue: venue ? `${venue.name}, ${venue.city}` : "—",
+              address: `/events/${values.slug}`,
+              strong: (chunks) => <span className="text-white">{chunks}</span>,
+              code: (chunks) => <span className="font-mono text-white">{chunks}</span>,
+            })}
           </p>
         )}
         <div className="grid gap-4 md:grid-cols-2">
           <Field
             name="name"
-            label="Name"
+            label={t("name")}
             required
             defaultValue={values.name}
             error={errors.name}
@@ -267,7 +297,7 @@ function EventFormBody({
           />
           {mode === "create" && (
             <label className="block text-sm">
-              Slug (the show&apos;s address)
+              {t("slug")}
               <input
                 name="slug"
                 value={slug}
@@ -280,13 +310,13 @@ function EventFormBody({
                 aria-describedby={errors.slug ? "err-slug" : undefined}
                 className={`${input} ${errors.slug ? "ring-2 ring-red-400/70" : ""}`}
               />
-              <span className="mt-1 block text-xs text-white/50">Lower-case letters, digits and dashes: /events/{slug || "your-slug"}</span>
+              <span className="mt-1 block break-all text-xs text-white/50">{t("slugHint", { address: `/events/${slug || "…"}` })}</span>
               <FieldError id="err-slug" message={errors.slug} />
             </label>
           )}
         </div>
         <label className="block text-sm">
-          Description
+          {t("description")}
           <textarea
             name="description"
             defaultValue={values.description}
@@ -297,37 +327,33 @@ function EventFormBody({
           <FieldError id="err-description" message={errors.description} />
         </label>
         <div className="grid gap-4 md:grid-cols-2">
-          <LocalDateTimeField name="startsAt" label="Show starts" defaultValue={values.startsAt} error={errors.startsAt} timeZone={venue?.timeZone} />
-          <LocalDateTimeField name="onSaleAt" label="On-sale opens" defaultValue={values.onSaleAt} error={errors.onSaleAt} timeZone={venue?.timeZone} />
+          <LocalDateTimeField name="startsAt" label={t("startsAt")} defaultValue={values.startsAt} error={errors.startsAt} timeZone={venue?.timeZone} />
+          <LocalDateTimeField name="onSaleAt" label={t("onSaleAt")} defaultValue={values.onSaleAt} error={errors.onSaleAt} timeZone={venue?.timeZone} />
         </div>
         <p className="text-sm text-white/60" data-testid="time-zone">
-          {venue ? (
-            <>
-              Times are local to the venue: <span className="font-mono text-white/80">{venue.timeZone}</span>.
-            </>
-          ) : (
-            "Times are local to the venue; choose a venue to see its time zone."
-          )}
+          {venue
+            ? t.rich("timesLocal", { zone: venue.timeZone, code: (chunks) => <span className="font-mono text-white/80">{chunks}</span> })
+            : t("timesLocalNoVenue")}
         </p>
       </fieldset>
 
       <fieldset className="grid gap-4 rounded-xl border border-white/10 bg-white/5 p-5 md:grid-cols-4">
-        <legend className="px-1 font-semibold">Sale limits</legend>
-        <Field name="holdMinutes" label="Hold minutes" inputMode="numeric" defaultValue={values.holdMinutes} error={errors.holdMinutes} hint="How long held seats wait for payment" />
-        <Field name="perFanLimit" label="Per-fan limit" inputMode="numeric" defaultValue={values.perFanLimit} error={errors.perFanLimit} hint="Tickets one fan may buy" />
+        <legend className="px-1 font-semibold">{t("saleLimits")}</legend>
+        <Field name="holdMinutes" label={t("holdMinutes")} inputMode="numeric" defaultValue={values.holdMinutes} error={errors.holdMinutes} hint={t("holdMinutesHint")} />
+        <Field name="perFanLimit" label={t("perFanLimit")} inputMode="numeric" defaultValue={values.perFanLimit} error={errors.perFanLimit} hint={t("perFanLimitHint")} />
         <Field
           name="admissionRatePerMinute"
-          label="Admission rate per minute"
+          label={t("admissionRate")}
           inputMode="numeric"
           defaultValue={values.admissionRatePerMinute}
           error={errors.admissionRatePerMinute}
-          hint="Fans let out of the waiting room per minute"
+          hint={t("admissionRateHint")}
         />
-        <Field name="activeCap" label="Active cap" inputMode="numeric" defaultValue={values.activeCap} error={errors.activeCap} hint="Admitted fans shopping at once" />
+        <Field name="activeCap" label={t("activeCap")} inputMode="numeric" defaultValue={values.activeCap} error={errors.activeCap} hint={t("activeCapHint")} />
       </fieldset>
 
       <fieldset className="space-y-4 rounded-xl border border-white/10 bg-white/5 p-5" data-testid="price-level-editor">
-        <legend className="px-1 font-semibold">Price levels</legend>
+        <legend className="px-1 font-semibold">{t("priceLevels")}</legend>
         {!levelsEditable ? (
           <p className="text-sm text-amber-200" data-testid="levels-locked">
             {lockedMessage}
@@ -342,26 +368,26 @@ function EventFormBody({
                 const n = (f: string) => `levels.${i}.${f}`;
                 return (
                   <li key={row.key} className="rounded-lg border border-white/10 bg-black/20 p-4" data-testid="price-level">
-                    <div className="mb-3 flex items-center justify-between">
-                      <h3 className="font-semibold">Price level {i + 1}</h3>
+                    <div className="mb-3 flex flex-wrap items-center justify-between gap-2">
+                      <h3 className="font-semibold">{t("levelHeading", { n: i + 1 })}</h3>
                       {levels.length > 1 && (
                         <button type="button" onClick={() => setLevels((ls) => ls.filter((l) => l.key !== row.key))} className="text-sm text-white/60 underline hover:text-white">
-                          Remove level {i + 1}
+                          {t("removeLevel", { n: i + 1 })}
                         </button>
                       )}
                     </div>
                     <div className="grid gap-3 md:grid-cols-4">
-                      <Field name={n("name")} label={`Level ${i + 1} name`} defaultValue={row.values.name} error={e("name")} />
-                      <Field name={n("price")} label={`Level ${i + 1} price`} inputMode="decimal" defaultValue={row.values.price} error={e("price")} hint="In major units, e.g. 79.00 or 79,00" />
-                      <Field name={n("currency")} label={`Level ${i + 1} currency`} defaultValue={row.values.currency} error={e("currency")} hint="ISO code, e.g. EUR" />
+                      <Field name={n("name")} label={t("levelName", { n: i + 1 })} defaultValue={row.values.name} error={e("name")} />
+                      <Field name={n("price")} label={t("levelPrice", { n: i + 1 })} inputMode="decimal" defaultValue={row.values.price} error={e("price")} hint={t("priceHint")} />
+                      <Field name={n("currency")} label={t("levelCurrency", { n: i + 1 })} defaultValue={row.values.currency} error={e("currency")} hint={t("currencyHint")} />
                       <label className="block text-sm">
-                        {`Level ${i + 1} colour`}
+                        {t("levelColour", { n: i + 1 })}
                         <input type="color" name={n("color")} defaultValue={row.values.color} className="mt-1 block h-10 w-full cursor-pointer rounded bg-black/40 p-1" />
                         <FieldError id={`err-${n("color")}`} message={e("color")} />
                       </label>
-                      <Field name={n("tiers")} label={`Level ${i + 1} tiers`} defaultValue={row.values.tiers} error={e("tiers")} hint="Comma-separated, optional" />
-                      <Field name={n("sections")} label={`Level ${i + 1} sections`} defaultValue={row.values.sections} error={e("sections")} hint="Section codes, comma-separated, optional" />
-                      <Field name={n("rows")} label={`Level ${i + 1} rows`} defaultValue={row.values.rows} error={e("rows")} hint="Range from–to, e.g. 1–5, optional" />
+                      <Field name={n("tiers")} label={t("levelTiers", { n: i + 1 })} defaultValue={row.values.tiers} error={e("tiers")} hint={t("tiersHint")} />
+                      <Field name={n("sections")} label={t("levelSections", { n: i + 1 })} defaultValue={row.values.sections} error={e("sections")} hint={t("sectionsHint")} />
+                      <Field name={n("rows")} label={t("levelRows", { n: i + 1 })} defaultValue={row.values.rows} error={e("rows")} hint={t("rowsHint")} />
                     </div>
                   </li>
                 );
@@ -369,7 +395,7 @@ function EventFormBody({
             </ol>
             {levels.length < MAX_LEVELS && (
               <button type="button" onClick={addLevel} className="rounded border border-white/20 px-3 py-1.5 text-sm hover:border-white/50">
-                Add price level
+                {t("addLevel")}
               </button>
             )}
           </>
@@ -377,7 +403,7 @@ function EventFormBody({
       </fieldset>
 
       <button type="submit" disabled={pending} className="button-primary px-5 py-2">
-        {pending ? "Saving…" : submitLabel}
+        {pending ? t("saving") : submitLabel}
       </button>
     </form>
   );
@@ -385,17 +411,18 @@ function EventFormBody({
 
 /** "Publish" with a confirmation: a draft becomes visible on the home page. */
 export function PublishButton({ action, name, onSaleText }: { action: () => Promise<PublishState>; name: string; onSaleText: string }) {
+  const t = useTranslations("EventForm");
   const [state, formAction, pending] = useActionState(action, {});
   return (
     <form
       action={formAction}
       onSubmit={(e) => {
-        if (!window.confirm(`Publish "${name}"?\n\nIt appears on the home page at once, and sales open ${onSaleText}.`)) e.preventDefault();
+        if (!window.confirm(t("publishConfirm", { name, onSale: onSaleText }))) e.preventDefault();
       }}
       className="flex flex-wrap items-center gap-3"
     >
       <button type="submit" disabled={pending} className="rounded bg-emerald-500 px-5 py-2 font-semibold text-black hover:bg-emerald-400 disabled:opacity-50">
-        {pending ? "Publishing…" : "Publish"}
+        {pending ? t("publishing") : t("publish")}
       </button>
       {state.error && (
         <p role="alert" className="text-sm text-red-300">

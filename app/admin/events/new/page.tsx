@@ -1,4 +1,6 @@
+import type { Metadata } from "next";
 import Link from "next/link";
+import { getTranslations } from "next-intl/server";
 import { requireOrganizer } from "@/lib/auth/session";
 import { db } from "@/lib/db";
 import type { EventFormValues } from "@/lib/events/form";
@@ -6,7 +8,9 @@ import { listVenues, venueSections } from "@/lib/venues/queries";
 import { createEventAction } from "../actions";
 import { EventForm } from "../event-form";
 
-export const metadata = { title: "New show" };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getTranslations("AdminShows"))("newShow") };
+}
 
 const BLANK: EventFormValues = {
   venueId: "",
@@ -27,14 +31,15 @@ export default async function NewShowPage() {
   await requireOrganizer("/admin/events/new");
   const venues = await listVenues(db());
   const sectionsByVenue = Object.fromEntries(await Promise.all(venues.map(async (v) => [v.id, await venueSections(db(), v.id)] as const)));
+  const [t, admin] = await Promise.all([getTranslations("AdminShows"), getTranslations("Admin")]);
   return (
     <div className="space-y-6">
       <Link href="/admin" className="text-sm text-white/60 underline hover:text-white">
-        ← Organizer dashboard
+        ← {admin("dashboard")}
       </Link>
       <header className="space-y-1">
-        <h1 className="text-3xl font-bold">New show</h1>
-        <p className="text-white/70">The show is saved as a draft: you can preview its seat map and publish it when it is ready.</p>
+        <h1 className="text-3xl font-bold">{t("newShow")}</h1>
+        <p className="text-white/70">{t("newShowIntro")}</p>
       </header>
       <EventForm
         mode="create"
@@ -43,7 +48,7 @@ export default async function NewShowPage() {
         venues={venues}
         sectionsByVenue={sectionsByVenue}
         levelsEditable
-        submitLabel="Create show"
+        submitLabel={t("createShow")}
       />
     </div>
   );

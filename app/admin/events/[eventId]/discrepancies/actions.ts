@@ -8,8 +8,12 @@ import { db } from "@/lib/db";
 import { action } from "@/lib/http/action";
 import { eventIdSchema } from "@/lib/ids";
 
-/** The pass's summary, or an error in words. */
-export type ReconcileActionResult = { ok: true; summary: ReconcileSummary } | { ok: false; message: string };
+/**
+ * The pass's summary, or why it did not run: `noSuchShow` and `unfinished` are worded by the
+ * page (`Discrepancies` catalogue); any other refusal comes as its message, already in the
+ * caller's language (lib/http/action.ts).
+ */
+export type ReconcileActionResult = { ok: true; summary: ReconcileSummary } | { ok: false; reason: "noSuchShow" | "unfinished" } | { ok: false; message: string };
 
 /** Runs reconciliation for `eventId` (organizer of the show only; others get 403). */
 export const runReconciliationAction = action(
@@ -18,8 +22,8 @@ export const runReconciliationAction = action(
     args: z.tuple([eventIdSchema]),
     onError: (failure): ReconcileActionResult => {
       refresh();
-      if (failure.code === "invalid_input") return { ok: false, message: "There is no such show." };
-      return { ok: false, message: failure.code === "internal" ? "Reconciliation could not finish. Nothing is lost: it runs again by itself every minute; try again in a moment." : failure.error };
+      if (failure.code === "invalid_input") return { ok: false, reason: "noSuchShow" };
+      return failure.code === "internal" ? { ok: false, reason: "unfinished" } : { ok: false, message: failure.error };
     },
   },
   async (_call, eventId): Promise<ReconcileActionResult> => {
