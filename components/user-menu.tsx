@@ -1,5 +1,8 @@
 "use client";
-/** Header links for the signed-in user (loaded in the browser so cached pages stay shared). */
+/**
+ * Header links for the signed-in user (loaded in the browser so cached pages stay shared): an
+ * organizer's dashboard and check-in, door staff's check-in (their only page), a fan's tickets.
+ */
 import Link from "next/link";
 import { useTranslations } from "next-intl";
 import { useRouter } from "next/navigation";
@@ -30,9 +33,16 @@ export function UserMenu() {
           {t("admin")}
         </Link>
       )}
-      <Link href="/tickets" className="hover:underline">
-        {t("myTickets")}
-      </Link>
+      {(role === "organizer" || role === "door_staff") && (
+        <Link href="/admin/scan" className="hover:underline" data-testid="nav-check-in">
+          {t("checkIn")}
+        </Link>
+      )}
+      {role !== "door_staff" && (
+        <Link href="/tickets" className="hover:underline">
+          {t("myTickets")}
+        </Link>
+      )}
       {/* On a phone the address would push "Sign out" off-screen: it is shown from the sm breakpoint, and as the button's title. */}
       <span className="hidden max-w-[16rem] truncate text-white/60 sm:inline" data-testid="signed-in-as">
         {data.user.email}

@@ -5,6 +5,7 @@
 import { eq } from "drizzle-orm";
 import { headers } from "next/headers";
 import { forbidden, notFound, redirect } from "next/navigation";
+import { cache } from "react";
 import { events } from "@/db/schema";
 import { auth } from "@/lib/auth";
 import { userFromCookieCache } from "@/lib/auth/cookie-cache";
@@ -31,10 +32,16 @@ export async function getSessionUser(requestHeaders?: Headers): Promise<SessionU
   return toSessionUser(session.user as Record<string, unknown>);
 }
 
+/**
+ * The signed-in user of the request being rendered, looked up once per request (React `cache`):
+ * a page's role check and the 403 page it may lead to (app/admin/forbidden.tsx, which Next
+ * renders with every admin page) share one look-up. Outside a render it is {@link getSessionUser}.
+ */
+export const currentUser = cache(async (): Promise<SessionUser | null> => getSessionUser());
 
 /** The signed-in user, or a redirect to /sign-in that comes back to `returnTo`. */
 export async function requireUser(returnTo: string): Promise<SessionUser> {
-  const user = await getSessionUser();
+  const user = await currentUser();
   if (!user) redirect(`/sign-in?next=${encodeURIComponent(safeNextPath(returnTo))}`);
   return user;
 }

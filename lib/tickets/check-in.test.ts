@@ -22,6 +22,8 @@ import { makeFans, makeStudioShow, makeUser } from "@/lib/testing/fixtures";
 import { checkIn } from "@/lib/tickets/check-in";
 import { signTicketCode } from "@/lib/tickets/codes";
 import { formatShortCode } from "@/lib/tickets/short-code";
+import { translator } from "@/lib/i18n/translate";
+import { seatLabel, type SeatWords } from "@/lib/venues/seat-label";
 
 afterAll(async () => {
   await closeDb();
@@ -67,7 +69,14 @@ describe("checkIn", () => {
     const { orderId, tickets: [t] } = await buy([13]);
     const first = new Date("2027-01-30T19:31:05Z");
     const ok = await checkIn(db(), show.organizerId, `  ${t!.code}\n`, first);
-    expect(ok).toMatchObject({ result: "ok", checkedInAt: first, ticket: { ticketId: t!.id, orderId, eventId: show.eventId, seatLabel: "Sec MAIN · Row B · Seat 4", eventName: "Test show" } });
+    expect(ok).toMatchObject({
+      result: "ok",
+      checkedInAt: first,
+      ticket: { ticketId: t!.id, orderId, eventId: show.eventId, seatLabel: "Sec MAIN · Row B · Seat 4", eventName: "Test show", shortCode: t!.shortCode },
+    });
+    // The seat's parts come with it, so the door composes the label in its reader's language.
+    expect(ok.result === "ok" && ok.ticket.seat).toEqual({ section: "MAIN", standing: false, row: "B", number: 4 });
+    expect(ok.result === "ok" && seatLabel(translator("zh-CN", "Seat") as unknown as SeatWords, ok.ticket.seat)).toBe("MAIN区 B排 4号");
 
     const again = await checkIn(db(), show.organizerId, t!.code, new Date("2027-01-30T19:45:00Z"));
     expect(again).toMatchObject({ result: "already_used", firstCheckedInAt: first });

@@ -10,13 +10,14 @@
  * the others read "already_used" with the first scan's time.
  */
 import { and, eq, sql, type SQL } from "drizzle-orm";
-import { events, orders, refunds, seats, tickets } from "@/db/schema";
+import { events, orders, refunds, rows, seats, sections, tickets } from "@/db/schema";
 import { recordAdminAction } from "@/lib/audit/admin-actions";
 import type { Db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { transitionTicket } from "@/lib/orders/state-machine";
 import { InvalidTicketCodeError, ticketKeys, verifyTicketCode } from "@/lib/tickets/codes";
 import { parseShortCode } from "@/lib/tickets/short-code";
+import type { SeatParts } from "@/lib/venues/seat-label";
 
 /** The ticket a scan resolved to (for the door's screen). */
 export interface ScannedTicket {
@@ -24,7 +25,12 @@ export interface ScannedTicket {
   orderId: string;
   eventId: string;
   eventName: string;
+  /** The stored (English) label, as signed into the code; people read {@link ScannedTicket.seat} composed in their language. */
   seatLabel: string;
+  /** The seat's parts, for lib/venues/seat-label.ts `seatLabel` in the reader's language. */
+  seat: SeatParts;
+  /** The ticket's short code (stored form; null on tickets issued before short codes), so a door can recognise it typed later without the network. */
+  shortCode: string | null;
   /** The show's IANA time zone, for showing scan times in local time. */
   timeZone: string;
 }
@@ -82,16 +88,27 @@ export async function checkIn(db: Db, door: string | CheckInDoor, code: string, 
     }
   }
   const [row] = await db
-    .select({ ticket: tickets, eventName: events.name, organizerId: events.organizerId, timeZone: events.timeZone, seatLabel: seats.label, orderStatus: orders.status })
+    .select({
+      ticket: tickets,
+      eventName: events.name,
+      organizerId: events.organizerId,
+      timeZone: events.timeZone,
+      seatLabel: seats.label,
+      seat: { section: sections.code, kind: sections.kind, row: rows.label, number: seats.number },
+      orderStatus: orders.status,
+    })
     .from(tickets)
     .innerJoin(events, eq(tickets.eventId, events.id))
     .innerJoin(seats, eq(tickets.seatId, seats.id))
+    .innerJoin(sections, eq(seats.sectionId, sections.id))
+    .innerJoin(rows, eq(seats.rowId, rows.id))
     .innerJoin(orders, eq(tickets.orderId, orders.id))
     .where(which);
   if (!row) return { result: "unknown_ticket" };
   if (row.organizerId !== organizerId) return { result: "other_show" };
   const t = row.ticket;
-  const ticket: ScannedTicket = { ticketId: t.id, orderId: t.orderId, eventId: t.eventId, eventName: row.eventName, seatLabel: row.seatLabel, timeZone: row.timeZone };
+  const seat: SeatParts = { section: row.seat.section, standing: row.seat.kind === "general_admission", row: row.seat.row, number: row.seat.number };
+  const ticket: ScannedTicket = { ticketId: t.id, orderId: t.orderId, eventId: t.eventId, eventName: row.eventName, seatLabel: row.seatLabel, seat, shortCode: t.shortCode, timeZone: row.timeZone };
   // A re-issue rotates both codes in place: an old signed code finds the row with a new code.
   if (!shortCode && t.code !== code.trim()) return { result: "replaced", ticket };
 

@@ -1,10 +1,11 @@
 "use server";
 /**
- * Server actions of the check-in page: one scanned or typed code → one check-in attempt, in
- * words for the door; the upload of check-ins accepted offline; and the organizer's door-staff
+ * Server actions of the check-in page: one scanned or typed code → one check-in attempt, as
+ * the door's verdict (lib/tickets/verdict.ts; the page words it); the upload of check-ins accepted offline; and the organizer's door-staff
  * accounts (docs/adr/0019-door-staff-and-camera-check-in.md).
  */
 import { revalidatePath } from "next/cache";
+import { getTranslations } from "next-intl/server";
 import { z } from "zod";
 import { createDoorStaff, doorStaffInputSchema, removeDoorStaff } from "@/lib/auth/staff";
 import { checkInOrganizerOf, type SessionUser } from "@/lib/auth/user";
@@ -12,20 +13,7 @@ import { db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import { action } from "@/lib/http/action";
 import { checkIn, type CheckInDoor, type CheckInResult } from "@/lib/tickets/check-in";
-
-/** What the door sees after a scan. `tone` drives the colour: green lets in, everything else does not. */
-export interface ScanOutcome {
-  tone: "ok" | "warn" | "bad";
-  /** The headline, e.g. "Valid — Sec MAIN · Row B · Seat 4, checked in now". */
-  title: string;
-  /** The show, or why. */
-  detail: string;
-  /** Increments on every scan, so the page can tell two identical outcomes apart. */
-  n: number;
-}
-
-const time = (d: Date, timeZone: string) => new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit", second: "2-digit", timeZone }).format(d);
-const nextN = (previous: unknown) => ((previous as ScanOutcome | null)?.n ?? 0) + 1;
+import { verdictOf, type DoorVerdict } from "@/lib/tickets/verdict";
 
 /** The door the caller stands at: their own shows (an organizer) or their organizer's (door staff). */
 function doorOf(user: SessionUser): CheckInDoor {
@@ -35,33 +23,31 @@ function doorOf(user: SessionUser): CheckInDoor {
 }
 
 /**
- * Checks the submitted code in (form field `code`: the signed code or a typed short code) for the
- * shows of the signed-in organizer, or of the organizer a door-staff account works for; fans get 403.
- * @param previous the previous outcome (its `n` is counted on), or null.
- * @returns a {@link ScanOutcome}; refusals are outcomes too.
+ * Checks a scanned or typed code in (the signed code or a short code) for the shows of the
+ * signed-in organizer, or of the organizer a door-staff account works for; fans get 403.
+ * @returns the {@link DoorVerdict} (refusals are verdicts too; a refusal of the call itself is
+ *   `failed` with the reason in the caller's language).
  */
 export const scanAction = action(
   {
     who: { checkIn: true, returnTo: "/admin/scan" },
-    args: z.tuple([z.unknown(), z.instanceof(FormData)]),
-    onError: (failure, args): ScanOutcome => ({ tone: "bad", title: "Not checked in", detail: failure.error, n: nextN(args[0]) }),
+    args: z.tuple([z.string().max(4096)]),
+    onError: (failure): DoorVerdict => ({ kind: "failed", message: failure.error }),
   },
-  async ({ user }, previous, form): Promise<ScanOutcome> => {
-    const n = nextN(previous);
-    const parsed = z.string().max(4096).safeParse(form.get("code"));
-    if (!parsed.success || parsed.data.trim() === "") return { tone: "bad", title: "Nothing scanned", detail: "Paste or type a ticket code.", n };
-    return describe(await checkIn(db(), doorOf(user), parsed.data), n);
+  async ({ user }, code): Promise<DoorVerdict> => {
+    if (code.trim() === "") return { kind: "empty" };
+    return verdictOf(await checkIn(db(), doorOf(user), code));
   },
 );
 
 /** One check-in accepted offline by the page, as it uploads it. */
 const offlineItemSchema = z.object({ code: z.string().min(1).max(4096), scannedAt: z.number().int().nonnegative() });
 
-/** What became of one offline check-in once uploaded: `result` is checkIn's, `outcome` the door's words. */
+/** What became of one offline check-in once uploaded: `result` is checkIn's, `verdict` the door's. */
 export interface SyncedCheckIn {
   code: string;
   result: CheckInResult["result"];
-  outcome: ScanOutcome;
+  verdict: DoorVerdict;
 }
 
 /** How far back an offline scan's own time is believed (ms); older or future times read as "now". */
@@ -79,11 +65,11 @@ export const syncOfflineCheckInsAction = action(
   async ({ user }, items): Promise<SyncedCheckIn[]> => {
     const door = doorOf(user);
     const out: SyncedCheckIn[] = [];
-    for (const [i, item] of items.entries()) {
+    for (const item of items) {
       const now = Date.now();
       const at = item.scannedAt <= now && item.scannedAt > now - OFFLINE_CLOCK_WINDOW_MS ? new Date(item.scannedAt) : new Date(now);
       const r = await checkIn(db(), door, item.code, at);
-      out.push({ code: item.code, result: r.result, outcome: describe(r, i + 1) });
+      out.push({ code: item.code, result: r.result, verdict: verdictOf(r) });
     }
     return out;
   },
@@ -107,8 +93,11 @@ export const createDoorStaffAction = action(
     const field = (name: string) => String(form.get(name) ?? "");
     const parsed = doorStaffInputSchema.safeParse({ name: field("name"), email: field("email"), password: field("password") });
     if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      return { ok: false, error: issue?.message ?? "Check the form.", field: issue?.path.join(".") };
+      // The schema's own messages are English: the form says it in the organizer's language, per field.
+      const bad = parsed.error.issues[0]?.path.join(".");
+      const t = await getTranslations("Scan");
+      const error = bad === "name" ? t("staffNameInvalid") : bad === "email" ? t("staffEmailInvalid") : bad === "password" ? t("staffPasswordInvalid") : t("staffFormInvalid");
+      return { ok: false, error, field: bad };
     }
     await createDoorStaff(db(), user.id, parsed.data);
     revalidatePath("/admin/scan");
@@ -125,25 +114,3 @@ export const removeDoorStaffAction = action(
     return { ok: true };
   },
 );
-
-/** A check-in result in the door's words; `n` numbers the outcome. */
-function describe(r: CheckInResult, n: number): ScanOutcome {
-  switch (r.result) {
-    case "ok":
-      return { tone: "ok", title: `Valid — ${r.ticket.seatLabel}, checked in now`, detail: `${r.ticket.eventName} · ${time(r.checkedInAt, r.ticket.timeZone)}`, n };
-    case "already_used":
-      return { tone: "bad", title: `Already used at ${time(r.firstCheckedInAt, r.ticket.timeZone)}`, detail: `${r.ticket.seatLabel} · ${r.ticket.eventName}`, n };
-    case "refunded":
-      return { tone: "bad", title: "Refunded ticket", detail: `${r.ticket.seatLabel} · the order was refunded, so this ticket is void.`, n };
-    case "void":
-      return { tone: "bad", title: "Void ticket", detail: `${r.ticket.seatLabel} · this ticket was cancelled.`, n };
-    case "replaced":
-      return { tone: "warn", title: "Replaced ticket", detail: `${r.ticket.seatLabel} · this code was re-issued; ask the fan for their current ticket.`, n };
-    case "other_show":
-      return { tone: "bad", title: "Not for your shows", detail: "A genuine ticket, but for a show another organizer runs.", n };
-    case "unknown_ticket":
-      return { tone: "bad", title: "Unknown ticket", detail: "No ticket here has this code: check the short code for typos, or the code was replaced by a re-issue.", n };
-    case "not_genuine":
-      return { tone: "bad", title: "Not a genuine ticket", detail: r.reason === "malformed" ? "This is neither a StarArena ticket code nor a short code (like 7K3QD-M9XW2)." : "The signature does not match: forged or altered.", n };
-  }
-}

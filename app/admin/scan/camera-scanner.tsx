@@ -8,8 +8,10 @@
  * the same code is ignored while it stays in view and for a few seconds after it was last seen,
  * so a ticket held up to the camera checks in once. The camera stops with "Stop camera" and when
  * the page goes away. Permission denied or no camera: a plain sentence says what to do instead.
+ * The page's verdict is drawn over the video (`overlay`), where the door's eyes are.
  */
-import { useEffect, useRef, useState } from "react";
+import { useTranslations } from "next-intl";
+import { useEffect, useRef, useState, type ReactNode } from "react";
 
 /** How long (ms) after it was last seen the same code is still ignored. */
 export const SAME_CODE_QUIET_MS = 4_000;
@@ -53,35 +55,41 @@ async function openCamera(video: HTMLVideoElement, onText: (text: string) => voi
   };
 }
 
-/** The door's words for why the camera did not open. */
-function cameraErrorText(error: unknown): string {
+/** Why the camera did not open, as a `Scan` catalogue key. */
+function cameraErrorKey(error: unknown): "cameraDenied" | "cameraMissing" | "cameraBusy" | "cameraFailed" {
   const name = error instanceof Error || error instanceof DOMException ? error.name : "";
-  if (name === "NotAllowedError" || name === "SecurityError" || name === "PermissionDeniedError") {
-    return "Camera permission was denied. Allow the camera for this site in the browser's settings, or type the short code below.";
-  }
-  if (name === "NotFoundError" || name === "DevicesNotFoundError" || name === "OverconstrainedError") {
-    return "No camera was found on this device. Type the short code below, or use a keyboard scanner.";
-  }
-  if (name === "NotReadableError" || name === "TrackStartError") return "The camera is in use by another app. Close it and try again.";
-  return "The camera could not be started. Type the short code below, or reload the page and try again.";
+  if (name === "NotAllowedError" || name === "SecurityError" || name === "PermissionDeniedError") return "cameraDenied";
+  if (name === "NotFoundError" || name === "DevicesNotFoundError" || name === "OverconstrainedError") return "cameraMissing";
+  if (name === "NotReadableError" || name === "TrackStartError") return "cameraBusy";
+  return "cameraFailed";
 }
+
+/** The camera's state: off, opening, or running. */
+export type CameraState = "off" | "starting" | "on";
 
 /**
  * Camera scanning, beside the typed code.
  * @param props.onCode called with each newly decoded code (the raw QR text).
+ * @param props.onStart called on the tap that opens the camera (the page readies its sound then).
+ * @param props.onState called when the camera opens or stops.
+ * @param props.overlay drawn over the video while the camera runs (the verdict).
  */
-export function CameraScanner({ onCode }: { onCode: (code: string) => void }) {
+export function CameraScanner({ onCode, onStart, onState, overlay }: { onCode: (code: string) => void; onStart?: () => void; onState?: (state: CameraState) => void; overlay?: ReactNode }) {
+  const t = useTranslations("Scan");
   const video = useRef<HTMLVideoElement>(null);
   const controls = useRef<Running | null>(null);
   const starting = useRef(false);
   const lastSeen = useRef<{ text: string; at: number } | null>(null);
   const handler = useRef(onCode);
-  const [state, setState] = useState<"off" | "starting" | "on">("off");
-  const [error, setError] = useState<string | null>(null);
+  const [state, setState] = useState<CameraState>("off");
+  const [error, setError] = useState<"cameraNeedsHttps" | ReturnType<typeof cameraErrorKey> | null>(null);
 
   useEffect(() => {
     handler.current = onCode;
   }, [onCode]);
+  useEffect(() => {
+    onState?.(state);
+  }, [onState, state]);
 
   const stop = () => {
     controls.current?.stop();
@@ -102,8 +110,9 @@ export function CameraScanner({ onCode }: { onCode: (code: string) => void }) {
   const start = async () => {
     if (starting.current || controls.current || !video.current) return;
     setError(null);
+    onStart?.();
     if (!navigator.mediaDevices?.getUserMedia) {
-      setError("This browser cannot open a camera on this page (the camera needs https). Type the short code below.");
+      setError("cameraNeedsHttps");
       return;
     }
     starting.current = true;
@@ -124,7 +133,7 @@ export function CameraScanner({ onCode }: { onCode: (code: string) => void }) {
       controls.current = c;
       setState("on");
     } catch (e) {
-      setError(cameraErrorText(e));
+      setError(cameraErrorKey(e));
       setState("off");
     } finally {
       starting.current = false;
@@ -134,24 +143,22 @@ export function CameraScanner({ onCode }: { onCode: (code: string) => void }) {
   return (
     <div className="space-y-3" data-testid="camera" data-state={state}>
       {state === "off" ? (
-        <button type="button" onClick={() => void start()} className="w-full rounded bg-emerald-600 px-5 py-3 font-semibold hover:bg-emerald-500 sm:w-auto">
-          Scan with camera
+        <button type="button" onClick={() => void start()} className="w-full rounded bg-emerald-700 px-5 py-3 font-semibold text-white hover:bg-emerald-600 sm:w-auto">
+          {t("scanWithCamera")}
         </button>
       ) : (
         <button type="button" onClick={stop} disabled={state === "starting"} className="w-full rounded bg-white/10 px-5 py-3 font-semibold hover:bg-white/20 disabled:opacity-50 sm:w-auto">
-          {state === "starting" ? "Opening the camera…" : "Stop camera"}
+          {state === "starting" ? t("openingCamera") : t("stopCamera")}
         </button>
       )}
-      <video
-        ref={video}
-        muted
-        playsInline
-        aria-label="Camera view"
-        className={state === "off" ? "hidden" : "block aspect-[4/3] w-full max-w-full rounded-xl bg-black object-cover"}
-      />
+      {/* The verdict is drawn over the picture: the door looks at the ticket, not down the page. */}
+      <div className={state === "off" ? "hidden" : "relative aspect-[4/3] w-full max-w-full overflow-hidden rounded-xl bg-black"} data-testid="camera-stage">
+        <video ref={video} muted playsInline aria-label={t("cameraView")} className="block h-full w-full object-cover" />
+        {state !== "off" && overlay}
+      </div>
       {error && (
         <p role="alert" className="rounded border border-red-400/60 bg-red-500/15 p-3 text-sm text-red-100" data-testid="camera-error">
-          {error}
+          {t(error)}
         </p>
       )}
     </div>

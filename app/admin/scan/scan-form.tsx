@@ -1,86 +1,93 @@
 "use client";
 /**
  * The door's scan box: scan with the camera, or paste/type a code (the signed code from a
- * keyboard scanner, or the short code a fan reads out) and press Check in; the result shows
- * big, the field clears for the next one. Without a network a signed code is verified here
- * and queued (./offline.ts), and uploaded when the network is back, with any conflict shown.
+ * keyboard scanner, or the short code a fan reads out) and press Check in. The verdict shows
+ * where the eyes are — over the camera view while it runs, else in a panel above the code box —
+ * with a vibration and a beep (./feedback.ts). Every verdict about a ticket is remembered on this
+ * device (lib/tickets/offline-door.ts): without a network a second scan of a ticket seen here is refused at once,
+ * an unseen genuine code is accepted and queued, and uploaded when the network is back, with any
+ * conflict shown.
  */
 import type { JWK } from "jose";
-import { useCallback, useEffect, useRef, useState } from "react";
-import { scanAction, syncOfflineCheckInsAction, type ScanOutcome, type SyncedCheckIn } from "./actions";
-import { CameraScanner } from "./camera-scanner";
-import { isNetworkError, readQueue, verifyOffline, writeQueue, type QueuedCheckIn } from "./offline";
-
-const TONE = {
-  ok: "border-emerald-400/60 bg-emerald-500/15 text-emerald-100",
-  warn: "border-amber-300/60 bg-amber-300/10 text-amber-100",
-  bad: "border-red-400/60 bg-red-500/15 text-red-100",
-} as const;
+import { useTranslations } from "next-intl";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { toneOf, type DoorVerdict } from "@/lib/tickets/verdict";
+import { scanAction, syncOfflineCheckInsAction, type SyncedCheckIn } from "./actions";
+import { CameraScanner, type CameraState } from "./camera-scanner";
+import { prepareSound, signal } from "./feedback";
+import { decideOffline, forgetOtherShows, isNetworkError, readQueue, rememberVerdict, writeQueue, type DoorShow, type OfflineDoor, type QueuedCheckIn, type StoredLabelWords } from "@/lib/tickets/offline-door";
+import { ReadyPanel, useVerdictWords, VerdictView } from "./verdict-view";
 
 /** How often (ms) a waiting offline queue is retried while the page believes it is online. */
 const SYNC_EVERY_MS = 10_000;
-/** Scans kept in the list under the result. */
+/** Scans kept in the list under the code box. */
 const LOG_LENGTH = 8;
 
-const clock = (at: number) => new Date(at).toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+/** A verdict as shown: `n` numbers it on this page. */
+interface Shown {
+  verdict: DoorVerdict;
+  n: number;
+}
 
 /**
- * Scan form plus the last outcome, the recent scans and the offline queue.
- * @param props.organizerId whose shows this door admits (keys the offline queue).
+ * Scan form plus the verdict, the recent scans and the offline queue.
+ * @param props.organizerId whose shows this door admits (keys the device's memory and queue).
  * @param props.publicJwk the ticket public key, for verifying codes offline.
- * @param props.eventIds the organizer's shows, for refusing other shows' tickets offline.
+ * @param props.shows the organizer's shows (other shows' tickets are refused offline; names and time zones for offline verdicts).
+ * @param props.words the English seat-label grammar, to read a code's stored label into parts offline.
  */
-export function ScanForm({ organizerId, publicJwk, eventIds }: { organizerId: string; publicJwk: JWK; eventIds: string[] }) {
-  const [outcome, setOutcome] = useState<ScanOutcome | null>(null);
-  const [log, setLog] = useState<ScanOutcome[]>([]);
+export function ScanForm({ organizerId, publicJwk, shows, words }: { organizerId: string; publicJwk: JWK; shows: DoorShow[]; words: StoredLabelWords }) {
+  const t = useTranslations("Scan");
+  const wordsOf = useVerdictWords();
+  const [current, setCurrent] = useState<Shown | null>(null);
+  const [log, setLog] = useState<Shown[]>([]);
   const [pending, setPending] = useState(0);
   const [queued, setQueued] = useState<QueuedCheckIn[]>([]);
-  const [conflicts, setConflicts] = useState<(SyncedCheckIn & { seatLabel: string })[]>([]);
+  const [conflicts, setConflicts] = useState<SyncedCheckIn[]>([]);
   const [synced, setSynced] = useState(0);
+  const [camera, setCamera] = useState<CameraState>("off");
   const input = useRef<HTMLTextAreaElement>(null);
   const n = useRef(0);
   const syncing = useRef(false);
+  const door = useMemo<OfflineDoor>(() => ({ organizerId, jwk: publicJwk, shows, words }), [organizerId, publicJwk, shows, words]);
 
-  const show = useCallback((o: Omit<ScanOutcome, "n">) => {
+  useEffect(() => forgetOtherShows(organizerId, shows), [organizerId, shows]);
+
+  const show = useCallback((verdict: DoorVerdict) => {
     n.current += 1;
-    const next = { ...o, n: n.current };
-    setOutcome(next);
+    const next = { verdict, n: n.current };
+    setCurrent(next);
     setLog((l) => [next, ...l].slice(0, LOG_LENGTH));
+    signal(toneOf(verdict));
   }, []);
 
-  const acceptOffline = useCallback(
+  /** The verdict this device gives alone (no network): from its memory, or accepted and queued. */
+  const decideHere = useCallback(
     async (code: string) => {
-      const verdict = await verifyOffline(code, publicJwk, eventIds);
-      if (!verdict.ok) return show({ tone: "bad", title: verdict.title, detail: verdict.why });
-      const queue = readQueue(organizerId);
-      const earlier = queue.find((q) => q.ticketId === verdict.ticketId);
-      if (earlier) return show({ tone: "bad", title: `Already used at ${clock(earlier.scannedAt)}`, detail: `${verdict.seatLabel} · accepted offline at this door before` });
-      const next = [...queue, { code: code.trim(), ticketId: verdict.ticketId, seatLabel: verdict.seatLabel, scannedAt: Date.now() }];
-      writeQueue(organizerId, next);
-      setQueued(next);
-      show({ tone: "ok", title: `Accepted offline (will sync) — ${verdict.seatLabel}`, detail: "Genuine ticket. No network: it is checked in for real when the network is back." });
+      const verdict = await decideOffline(door, code);
+      setQueued(readQueue(organizerId));
+      show(verdict);
     },
-    [eventIds, organizerId, publicJwk, show],
+    [door, organizerId, show],
   );
 
   const submit = useCallback(
     async (code: string) => {
-      if (code.trim() === "") return show({ tone: "bad", title: "Nothing scanned", detail: "Paste or type a ticket code." });
-      if (!navigator.onLine) return acceptOffline(code);
+      if (code.trim() === "") return show({ kind: "empty" });
+      if (!navigator.onLine) return decideHere(code);
       setPending((p) => p + 1);
       try {
-        const form = new FormData();
-        form.set("code", code);
-        const o = await scanAction(null, form);
-        show(o);
+        const verdict = await scanAction(code);
+        rememberVerdict(organizerId, verdict);
+        show(verdict);
       } catch (error) {
-        if (isNetworkError(error)) await acceptOffline(code);
-        else show({ tone: "bad", title: "Not checked in", detail: "Something went wrong on our side. Try again." });
+        if (isNetworkError(error)) await decideHere(code);
+        else show({ kind: "failed", message: null });
       } finally {
         setPending((p) => p - 1);
       }
     },
-    [acceptOffline, show],
+    [decideHere, organizerId, show],
   );
 
   const sync = useCallback(async () => {
@@ -96,8 +103,9 @@ export function ScanForm({ organizerId, publicJwk, eventIds }: { organizerId: st
       const rest = readQueue(organizerId).filter((q) => !done.has(q.code));
       writeQueue(organizerId, rest);
       setQueued(rest);
+      for (const r of results) rememberVerdict(organizerId, r.verdict);
       setSynced((s) => s + results.filter((r) => r.result === "ok").length);
-      const bad = results.filter((r) => r.result !== "ok").map((r) => ({ ...r, seatLabel: batch.find((q) => q.code === r.code)?.seatLabel ?? "" }));
+      const bad = results.filter((r) => r.result !== "ok");
       if (bad.length > 0) setConflicts((c) => [...bad, ...c]);
     } catch {
       // Still no network: the queue waits for the next try.
@@ -118,68 +126,83 @@ export function ScanForm({ organizerId, publicJwk, eventIds }: { organizerId: st
     };
   }, [sync]);
 
+  const checking = pending > 0 && (
+    <span className="absolute left-2 top-2 z-10 rounded bg-black/70 px-2 py-1 text-xs text-white" data-testid="scan-checking">
+      {t("checking")}
+    </span>
+  );
+
   return (
     <div className="space-y-4">
-      <CameraScanner onCode={(code) => void submit(code)} />
+      <CameraScanner
+        onCode={(code) => void submit(code)}
+        onStart={prepareSound}
+        onState={setCamera}
+        overlay={
+          <>
+            {checking}
+            {current && <VerdictView key={current.n} verdict={current.verdict} n={current.n} over />}
+          </>
+        }
+      />
+      {camera === "off" && (current ? <VerdictView key={current.n} verdict={current.verdict} n={current.n} over={false} /> : <ReadyPanel checking={pending > 0} />)}
       <form
-        className="space-y-3"
+        className="space-y-2"
         onSubmit={(e) => {
           e.preventDefault();
+          prepareSound();
           const code = input.current?.value ?? "";
           if (input.current) input.current.value = "";
-          input.current?.focus();
+          input.current?.focus({ preventScroll: true });
           void submit(code);
         }}
       >
         <label className="block text-sm" htmlFor="ticket-code">
-          Ticket code
+          {t("ticketCode")}
         </label>
-        <textarea
-          ref={input}
-          id="ticket-code"
-          name="code"
-          rows={3}
-          autoFocus
-          spellCheck={false}
-          autoCapitalize="characters"
-          autoComplete="off"
-          placeholder="Scan the QR code, paste the code, or type the short code (7K3QD-M9XW2)"
-          className="w-full rounded bg-black/40 px-3 py-2 font-mono text-xs"
-          onKeyDown={(e) => {
-            if (e.key === "Enter" && !e.shiftKey) {
-              e.preventDefault();
-              e.currentTarget.form?.requestSubmit();
-            }
-          }}
-        />
-        <button disabled={pending > 0} className="button-primary px-5 py-2">
-          {pending > 0 ? "Checking…" : "Check in"}
-        </button>
-      </form>
-      {outcome && (
-        <div key={outcome.n} role="status" data-testid="scan-result" data-tone={outcome.tone} className={`rounded-xl border p-5 break-words ${TONE[outcome.tone]}`}>
-          <p className="text-2xl font-bold" data-testid="scan-title">
-            {outcome.title}
-          </p>
-          <p className="mt-1 text-sm opacity-80">{outcome.detail}</p>
+        <div className="flex items-stretch gap-2">
+          <textarea
+            ref={input}
+            id="ticket-code"
+            name="code"
+            rows={2}
+            autoFocus
+            spellCheck={false}
+            autoCapitalize="characters"
+            autoComplete="off"
+            placeholder={t("ticketCodePlaceholder")}
+            className="min-w-0 flex-1 rounded bg-black/40 px-3 py-2 font-mono text-xs"
+            onKeyDown={(e) => {
+              if (e.key === "Enter" && !e.shiftKey) {
+                e.preventDefault();
+                e.currentTarget.form?.requestSubmit();
+              }
+            }}
+          />
+          <button disabled={pending > 0} className="button-primary shrink-0 px-5 py-2">
+            {pending > 0 ? t("checkingButton") : t("checkIn")}
+          </button>
         </div>
-      )}
+      </form>
       {(queued.length > 0 || synced > 0 || conflicts.length > 0) && (
         <section className="space-y-2 rounded border border-white/15 p-3 text-sm" data-testid="offline-queue">
-          {queued.length > 0 && <p data-testid="offline-waiting">{queued.length === 1 ? "1 check-in" : `${queued.length} check-ins`} accepted offline, waiting to sync.</p>}
-          {synced > 0 && <p data-testid="offline-synced">{synced === 1 ? "1 offline check-in" : `${synced} offline check-ins`} synced.</p>}
-          {conflicts.map((c, i) => (
-            <p key={`${c.code}-${i}`} data-testid="offline-conflict" className="rounded border border-red-400/60 bg-red-500/15 p-2 break-words text-red-100">
-              Conflict: {c.seatLabel} — {c.outcome.title} ({c.outcome.detail})
-            </p>
-          ))}
+          {queued.length > 0 && <p data-testid="offline-waiting">{t("offlineWaiting", { count: queued.length })}</p>}
+          {synced > 0 && <p data-testid="offline-synced">{t("offlineSynced", { count: synced })}</p>}
+          {conflicts.map((c, i) => {
+            const w = wordsOf(c.verdict);
+            return (
+              <p key={`${c.code}-${i}`} data-testid="offline-conflict" className="rounded border border-red-400/60 bg-red-500/15 p-2 break-words text-red-100">
+                {t("conflict", { title: w.title, detail: w.detail })}
+              </p>
+            );
+          })}
         </section>
       )}
       {log.length > 0 && (
-        <ol className="space-y-1 text-sm text-white/70" aria-label="Recent scans" data-testid="scan-log">
+        <ol className="space-y-1 text-sm text-white/70" aria-label={t("recentScans")} data-testid="scan-log">
           {log.map((l) => (
-            <li key={l.n} data-testid="scan-log-entry" data-tone={l.tone} className="break-words">
-              {l.title}
+            <li key={l.n} data-testid="scan-log-entry" data-tone={toneOf(l.verdict)} className="break-words">
+              {wordsOf(l.verdict).title}
             </li>
           ))}
         </ol>
