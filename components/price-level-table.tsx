@@ -1,6 +1,8 @@
 /**
  * A show's price levels as a table: colour swatch and name, price, and one figure per level
- * (seats on sale for the organizer's setup page, seats remaining for fans). Server component.
+ * (seats on sale for the organizer's setup page, seats remaining for fans). Pure: rendered on the
+ * server (the setup page) and in the browser (the show page's live levels). Every heading is
+ * given in the page's language.
  */
 import type { ReactNode } from "react";
 import { formatMoney } from "@/lib/format";
@@ -15,14 +17,14 @@ export interface PriceLevelRow {
   figure: ReactNode;
 }
 
-/** @param priceHeader the price column's heading ("Price" unless given); @param locale the Intl locale money is formatted in (en-GB unless given). */
-export function PriceLevelTable(props: { rows: PriceLevelRow[]; levelHeader: string; priceHeader?: string; figureHeader: string; testId: string; locale?: string }) {
+/** @param locale the Intl locale money is formatted in (en-GB unless given). */
+export function PriceLevelTable(props: { rows: PriceLevelRow[]; levelHeader: string; priceHeader: string; figureHeader: string; testId: string; locale?: string }) {
   return (
     <table className="w-full max-w-2xl text-left text-sm" data-testid={props.testId}>
-      <thead className="text-white/60">
+      <thead className="text-white/70">
         <tr>
           <th className="py-1">{props.levelHeader}</th>
-          <th className="py-1">{props.priceHeader ?? "Price"}</th>
+          <th className="py-1">{props.priceHeader}</th>
           <th className="py-1 text-right">{props.figureHeader}</th>
         </tr>
       </thead>
@@ -30,7 +32,7 @@ export function PriceLevelTable(props: { rows: PriceLevelRow[]; levelHeader: str
         {props.rows.map((l) => (
           <tr key={l.id} className="border-t border-white/10">
             <td className="py-2">
-              <span className="mr-2 inline-block h-3 w-3 rounded-sm align-middle" style={{ background: l.color }} />
+              <span aria-hidden="true" className="mr-2 inline-block h-3 w-3 rounded-sm align-middle" style={{ background: l.color }} />
               {l.name}
             </td>
             <td className="py-2">{formatMoney(l.priceMinor, l.currency, props.locale)}</td>

@@ -8,13 +8,26 @@
  * one small Lua call instead of reading every free seat row from Postgres, which during a
  * simulated on-sale cost tens of milliseconds per call. Postgres answers while the Redis
  * inventory is not built (after a flush, until the next rebuild).
+ *
+ * Every figure a fan reads about free seats comes from here — the map's bitset, the show
+ * page's price table ({@link levelAvailability}) and the home page's count ({@link freeSeatCounts})
+ * — so they agree (issue 42: the table counted Postgres rows in a page cached for minutes).
  */
-import { and, eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import { eventSeats, events, seats, venues } from "@/db/schema";
 import type { Db } from "@/lib/db";
+import { countByLevel, decodeBits, getBit, setBit } from "@/lib/inventory/availability-bits";
 import { inventoryKeys } from "@/lib/inventory/keys";
 import { AVAILABILITY } from "@/lib/inventory/lua";
 import { luaScript } from "@/lib/redis";
+
+export { getBit, setBit };
+
+/** The free bitmap's count, when the event's Redis inventory is built. */
+const FREE_COUNT = `
+if redis.call('HGET', KEYS[1], 'ready') ~= '1' then return {'NOT_READY'} end
+return {'OK', redis.call('BITCOUNT', KEYS[2])}
+`;
 
 /** Availability snapshot. `bits` is base64 of ceil(capacity / 8) bytes. */
 export interface Availability {
@@ -25,16 +38,6 @@ export interface Availability {
   at: string;
   /** Where the snapshot came from: the Redis inventory, or Postgres while Redis is not built. */
   source: "redis" | "postgres";
-}
-
-/** Sets bit `i` (Redis bit order) in `bytes`. */
-export function setBit(bytes: Uint8Array, i: number): void {
-  bytes[i >> 3]! |= 0x80 >> (i & 7);
-}
-
-/** Reads bit `i` (Redis bit order) of `bytes`. */
-export function getBit(bytes: Uint8Array, i: number): boolean {
-  return ((bytes[i >> 3] ?? 0) & (0x80 >> (i & 7))) !== 0;
 }
 
 /** The event's availability (Redis, else Postgres), or null for an unknown event. */
@@ -61,4 +64,58 @@ export async function getAvailability(db: Db, eventId: string): Promise<Availabi
   const bytes = new Uint8Array(Math.ceil(row.capacity / 8));
   for (const { ordinal } of free) setBit(bytes, ordinal);
   return { eventId, capacity: row.capacity, available: free.length, bits: Buffer.from(bytes).toString("base64"), at: new Date().toISOString(), source: "postgres" };
+}
+
+/** One price level's seats on sale and free seats. */
+export interface LevelFigures {
+  total: number;
+  available: number;
+}
+
+/** Free seats per price level, from one availability snapshot (`at`, ISO), keyed by price level id. */
+export interface LevelAvailability {
+  at: string;
+  source: Availability["source"];
+  levels: Map<string, LevelFigures>;
+}
+
+/**
+ * The event's free seats per price level, counted from the same snapshot the seat map draws
+ * ({@link getAvailability}) with the same code the browser counts it with
+ * (./availability-bits.ts `countByLevel`). @returns null for an unknown event.
+ */
+export async function levelAvailability(db: Db, eventId: string): Promise<LevelAvailability | null> {
+  const [availability, onSale] = await Promise.all([
+    getAvailability(db, eventId),
+    db
+      .select({ ordinal: seats.ordinal, priceLevelId: eventSeats.priceLevelId })
+      .from(eventSeats)
+      .innerJoin(seats, eq(eventSeats.seatId, seats.id))
+      .where(eq(eventSeats.eventId, eventId))
+      .orderBy(asc(eventSeats.priceLevelId)),
+  ]);
+  if (!availability) return null;
+  const ids = [...new Set(onSale.map((s) => s.priceLevelId))];
+  const index = new Map(ids.map((id, i) => [id, i]));
+  const levelOfSeat = new Int32Array(availability.capacity).fill(-1);
+  for (const s of onSale) levelOfSeat[s.ordinal] = index.get(s.priceLevelId)!;
+  const counts = countByLevel(decodeBits(availability.bits), levelOfSeat, ids.length);
+  return { at: availability.at, source: availability.source, levels: new Map(ids.map((id, i) => [id, { total: counts.total[i]!, available: counts.free[i]! }])) };
+}
+
+/**
+ * The number of free seats of each event, from its Redis inventory's free bitmap (what the map
+ * draws): one small call per event. An event whose inventory is not built is missing from the
+ * answer (the caller counts it in Postgres, as {@link getAvailability} does).
+ */
+export async function freeSeatCounts(eventIds: readonly string[]): Promise<Map<string, number>> {
+  const script = luaScript<(string | number)[]>(FREE_COUNT);
+  const replies = await Promise.all(
+    eventIds.map(async (id) => {
+      const k = inventoryKeys(id);
+      const [status, count] = await script.exec([k.meta, k.free], []);
+      return [id, status === "OK" ? Number(count) : null] as const;
+    }),
+  );
+  return new Map(replies.filter((r): r is readonly [string, number] => r[1] !== null));
 }

@@ -3,13 +3,17 @@ import { notFound } from "next/navigation";
 import { getTranslations, setRequestLocale } from "next-intl/server";
 import { cache } from "react";
 import { BuyPanel } from "@/components/buy-panel";
-import { PriceLevelTable } from "@/components/price-level-table";
 import { db } from "@/lib/db";
 import { getPublishedEventBySlug } from "@/lib/events/queries";
-import { formatCount, formatInZone } from "@/lib/format";
+import { formatInZone } from "@/lib/format";
 import { intlLocale, type Locale } from "@/lib/i18n/config";
+import { LiveLevels } from "./live-levels";
 
-/** Cacheable: regenerated at most every 15 s (ISR), so a flood of visitors costs one render. Live availability loads client-side. */
+/**
+ * Cacheable: regenerated at most every 15 s (ISR), so a flood of visitors costs one render; a
+ * cache may still serve an older copy first. So the seats left are live in the browser (from the
+ * map's own availability, every 2 s) and say when they were counted (./live-levels.tsx).
+ */
 export const revalidate = 15;
 export const dynamicParams = true;
 export function generateStaticParams(): { slug: string }[] {
@@ -34,8 +38,6 @@ export default async function EventPage({ params }: PageProps<"/[locale]/events/
   const show = await showBySlug(slug);
   if (!show) notFound();
   const { event, venue, levels } = show;
-  const total = levels.reduce((n, l) => n + l.total, 0);
-  const remaining = levels.reduce((n, l) => n + l.remaining, 0);
   return (
     <article className="space-y-8">
       <header className="space-y-2">
@@ -51,19 +53,7 @@ export default async function EventPage({ params }: PageProps<"/[locale]/events/
         </p>
       </header>
 
-      <section aria-labelledby="levels-heading" className="space-y-3">
-        <h2 id="levels-heading" className="text-xl font-semibold">
-          {t("priceLevels")} <span className="text-sm font-normal text-white/60">{t("levelsLeft", { left: formatCount(remaining, fmt), total: formatCount(total, fmt) })}</span>
-        </h2>
-        <PriceLevelTable
-          testId="price-levels"
-          levelHeader={t("level")}
-          priceHeader={t("price")}
-          locale={fmt}
-          figureHeader={t("remaining")}
-          rows={levels.map((l) => ({ ...l, figure: `${formatCount(l.remaining, fmt)} / ${formatCount(l.total, fmt)}` }))}
-        />
-      </section>
+      <LiveLevels eventId={event.id} levels={levels} at={show.availableAt.toISOString()} timeZone={event.timeZone} />
 
       <section aria-labelledby="map-heading" className="space-y-3">
         <h2 id="map-heading" className="text-xl font-semibold">

@@ -4,7 +4,7 @@ import { getTranslations } from "next-intl/server";
 import { QueueView } from "@/components/queue-view";
 import { requireUser } from "@/lib/auth/session";
 import { db } from "@/lib/db";
-import { getPublishedEventBySlug } from "@/lib/events/queries";
+import { findPublishedEvent } from "@/lib/events/queries";
 import { formatInZone } from "@/lib/format";
 import { intlLocale, type Locale } from "@/lib/i18n/config";
 
@@ -17,7 +17,7 @@ export async function generateMetadata({ params }: PageProps<"/[locale]/events/[
 export default async function QueuePage({ params }: PageProps<"/[locale]/events/[slug]/queue">) {
   const { slug, locale } = await params;
   await requireUser(`/events/${slug}/queue`);
-  const show = await getPublishedEventBySlug(db(), slug);
+  const show = await findPublishedEvent(db(), slug);
   if (!show) notFound();
   return (
     <QueueView
