@@ -4,9 +4,10 @@
  * - every English key has a Chinese one and the reverse, each a valid ICU message with the
  *   same arguments in both languages;
  * - every error code raised anywhere in the app has a Chinese message;
- * - no fan-facing component or page renders words that bypass the catalogue: a TypeScript
- *   syntax walk over their JSX finds no literal text or literal human-facing attribute
- *   (aria-label, title, placeholder, alt, label).
+ * - no page or component a person reads (fan, door and organizer alike: ADR 0029) renders words
+ *   that bypass the catalogue: a TypeScript syntax walk over their JSX finds no literal text or
+ *   literal human-facing attribute (aria-label, title, placeholder, alt, label), and no literal
+ *   page title or description in their metadata.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -126,14 +127,14 @@ describe("error messages", () => {
   });
 });
 
-// ─── No fan-facing words outside the catalogue ───────────────────────────────────
+// ─── No words outside the catalogue ──────────────────────────────────────────────
 
-/** The fan's pages and the components they render (organizer pages are English-only, ADR 0018). */
-const FAN_FACING = [
-  ...sourceFiles(join(ROOT, "app", "[locale]")).filter((f) => f.endsWith(".tsx")),
-  ...["global-error.tsx", "not-found.tsx", "forbidden.tsx"].map((f) => join(ROOT, "app", f)),
-  ...["auth-form", "buy-panel", "countdown", "locale-switcher", "not-found-body", "order-view", "password-reset-form", "queue-view", "seat-map", "site-shell", "ticket-qr", "user-menu"].map((c) => join(ROOT, "components", `${c}.tsx`)),
-];
+/**
+ * Every page and component a person reads: all of app/ (the fan's pages, the check-in page, the
+ * organizer's pages — ADR 0029 — and the developer's mailbox, which speaks both languages too)
+ * and components/.
+ */
+const READ_BY_PEOPLE = [...sourceFiles(join(ROOT, "app")), ...sourceFiles(join(ROOT, "components"))].filter((f) => f.endsWith(".tsx"));
 /** Attributes a person reads or hears. */
 const HUMAN_ATTRIBUTES = new Set(["aria-label", "title", "placeholder", "alt", "label", "aria-roledescription", "aria-valuetext"]);
 /** Words that are the same in every language: the product's name. */
@@ -151,6 +152,10 @@ function untranslated(file: string): string[] {
       const literal = ts.isStringLiteral(init) ? init.text : ts.isJsxExpression(init) && init.expression && (ts.isStringLiteral(init.expression) || ts.isNoSubstitutionTemplateLiteral(init.expression)) ? init.expression.text : null;
       if (literal !== null && hasWords(literal)) found.push(`${where(node)} ${node.name.getText()}="${literal}"`);
     }
+    // A page's title or description in its metadata (`metadata = { title: "…" }`, generateMetadata).
+    if (ts.isPropertyAssignment(node) && ["title", "description"].includes(node.name.getText()) && (ts.isStringLiteral(node.initializer) || ts.isNoSubstitutionTemplateLiteral(node.initializer)) && hasWords(node.initializer.text)) {
+      found.push(`${where(node)} ${node.name.getText()}: "${node.initializer.text}"`);
+    }
     // {"words"} or {`words`} as a child of an element.
     if (ts.isJsxExpression(node) && node.parent && (ts.isJsxElement(node.parent) || ts.isJsxFragment(node.parent)) && node.expression) {
       const e = node.expression;
@@ -163,17 +168,24 @@ function untranslated(file: string): string[] {
   return found;
 }
 
-describe("fan-facing pages and components", () => {
+describe("pages and components a person reads", () => {
+  it("cover the organizer's and the door's pages as well as the fan's", () => {
+    const files = READ_BY_PEOPLE.map((f) => relative(ROOT, f));
+    for (const f of ["app/admin/page.tsx", "app/admin/scan/page.tsx", "app/admin/orders/[orderId]/page.tsx", "app/[locale]/page.tsx", "app/dev/mailbox/page.tsx", "components/live-view.tsx", "components/seat-map.tsx"]) {
+      expect(files).toContain(f);
+    }
+  });
+
   it("render no words that bypass the catalogue", () => {
-    expect(FAN_FACING.length).toBeGreaterThan(20);
-    expect(FAN_FACING.flatMap(untranslated)).toEqual([]);
+    expect(READ_BY_PEOPLE.length).toBeGreaterThan(40);
+    expect(READ_BY_PEOPLE.flatMap(untranslated)).toEqual([]);
   });
 
   it("are checked by a scan that does find literal words (it can fail)", () => {
     const dir = mkdtempSync(join(tmpdir(), "i18n-scan-"));
     const bad = join(dir, "bad.tsx");
-    writeFileSync(bad, 'export const X = () => <p title="Hello there">Pick seats {"now please"} {`and ${1} more`}<b aria-label={t("ok")}>{t("fine")}</b></p>;\n');
-    expect(untranslated(bad).map((f) => f.replace(/^.*bad\.tsx:\d+ /, ""))).toEqual(['title="Hello there"', 'text "Pick seats"', 'text {"now please"}', "template `and ${1} more`"]);
+    writeFileSync(bad, 'export const metadata = { title: "Live sales" };\nexport const X = () => <p title="Hello there">Pick seats {"now please"} {`and ${1} more`}<b aria-label={t("ok")}>{t("fine")}</b></p>;\n');
+    expect(untranslated(bad).map((f) => f.replace(/^.*bad\.tsx:\d+ /, ""))).toEqual(['title: "Live sales"', 'title="Hello there"', 'text "Pick seats"', 'text {"now please"}', "template `and ${1} more`"]);
     rmSync(dir, { recursive: true });
   });
 });
