@@ -17,6 +17,7 @@ import {
   getAdminOrder,
   listEventOrders,
   normalizeSeatQuery,
+  seatLabelPattern,
   ordersCsv,
   parseOrderListQuery,
   refundOrder,
@@ -105,7 +106,9 @@ describe("searchOrders", () => {
 
     const byEmail = await searchOrders(db(), show.organizerId, show.eventId, email.slice(0, 12).toUpperCase());
     expect(byEmail.map((h) => h.id)).toEqual([a.orderId]);
-    expect(byEmail[0]).toMatchObject({ fanEmail: email, status: "ticketed", seats: ["Sec MAIN · Row B · Seat 4"], totalMinor: 4_500, currency: "EUR", matchedBy: "email" });
+    expect(byEmail[0]).toMatchObject({ fanEmail: email, status: "ticketed", totalMinor: 4_500, refundedMinor: 0, currency: "EUR", matchedBy: "email" });
+    // The seat comes with its parts, for a label in the reader's language.
+    expect(byEmail[0]!.seats).toEqual([{ label: "Sec MAIN · Row B · Seat 4", section: "MAIN", standing: false, row: "B", number: 4 }]);
 
     expect((await searchOrders(db(), show.organizerId, show.eventId, b.orderId)).map((h) => h.id)).toEqual([b.orderId]);
     expect((await searchOrders(db(), show.organizerId, show.eventId, b.orderId.slice(0, 10))).map((h) => h.id)).toContain(b.orderId);
@@ -127,6 +130,15 @@ describe("searchOrders", () => {
     expect((await refusal(searchOrders(db(), other.organizerId, show.eventId, email))).code).toBe("not_your_show");
     expect(await searchOrders(db(), other.organizerId, other.eventId, email)).toEqual([]);
     expect(normalizeSeatQuery("  Sec MAIN · Row B · Seat 4 ")).toBe("sec main row b seat 4");
+
+    // What a Chinese organizer types: the label as composed for them ("MAIN区 B排 4号"), or part of it, with or without spaces.
+    for (const q of ["MAIN区 B排 4号", "main区b排4号", "B排 4号", "B排4座"]) {
+      expect((await searchOrders(db(), show.organizerId, show.eventId, q)).map((h) => [h.id, h.matchedBy]), q).toEqual([[a.orderId, "seat"]]);
+    }
+    expect((await searchOrders(db(), show.organizerId, show.eventId, "C排")).map((h) => h.id)).toEqual([b.orderId]);
+    // Whole words in Chinese too: "1号" is Seat 1 (Row C), not Seat 10–19; "B排 5号" is no one's.
+    expect((await searchOrders(db(), show.organizerId, show.eventId, "1号")).map((h) => h.id)).toEqual([b.orderId]);
+    expect(await searchOrders(db(), show.organizerId, show.eventId, "B排 5号")).toEqual([]);
     await expectInvariantsClean();
   });
 });
@@ -136,12 +148,14 @@ describe("getAdminOrder", () => {
     const a = await bought([12, 13]);
     const view = await getAdminOrder(db(), show.organizerId, a.orderId);
     expect(view).toMatchObject({ id: a.orderId, status: "ticketed", totalMinor: 9_000, currency: "EUR", fan: { id: a.fan, email: await emailOf(a.fan) } });
-    expect(view.lineItems.map((l) => [l.label, l.status, l.priceLevel])).toEqual([
+    expect(view.lineItems.map((l) => [l.seat.label, l.status, l.priceLevel])).toEqual([
       ["Sec MAIN · Row B · Seat 3", "sold", "Front"],
       ["Sec MAIN · Row B · Seat 4", "sold", "Front"],
     ]);
-    expect(view.payments.map((p) => p.status)).toEqual(["captured"]);
-    expect(view.tickets.map((t) => [t.seatLabel, t.status])).toEqual([
+    expect(view.payments.map((p) => [p.status, p.amountMinor, p.refundedMinor])).toEqual([["captured", 9_000, 0]]);
+    expect(view.displayStatus).toBe("ticketed");
+    expect(view.lineItems[1]!.seat).toEqual({ label: "Sec MAIN · Row B · Seat 4", section: "MAIN", standing: false, row: "B", number: 4 });
+    expect(view.tickets.map((t) => [t.seat.label, t.status])).toEqual([
       ["Sec MAIN · Row B · Seat 3", "valid"],
       ["Sec MAIN · Row B · Seat 4", "valid"],
     ]);
@@ -451,7 +465,8 @@ describe("listEventOrders, countEventOrders and the CSV export", () => {
 
     // What a row says: seats, money in minor units, paid at, refunded.
     const rows = new Map(all.rows.concat((await listEventOrders(db(), show.organizerId, show.eventId)).rows).map((r) => [r.id, r]));
-    expect(rows.get(pr.orderId)).toMatchObject({ status: "partially_refunded", seats: ["Sec MAIN · Row C · Seat 1", "Sec MAIN · Row C · Seat 2"], totalMinor: 5_800, refundedMinor: 2_900, currency: "EUR" });
+    expect(rows.get(pr.orderId)).toMatchObject({ status: "partially_refunded", totalMinor: 5_800, refundedMinor: 2_900, currency: "EUR" });
+    expect(rows.get(pr.orderId)!.seats.map((seat) => seat.label)).toEqual(["Sec MAIN · Row C · Seat 1", "Sec MAIN · Row C · Seat 2"]);
     expect(rows.get(rf.orderId)).toMatchObject({ status: "refunded", totalMinor: 4_500, refundedMinor: 4_500 });
     expect(rows.get(t1.orderId)).toMatchObject({ status: "ticketed", fanEmail: t1Email, fanName: 'Doe, "JJ"\nJr', totalMinor: 9_000, refundedMinor: 0 });
     expect(rows.get(t1.orderId)!.paidAt).toBeInstanceOf(Date);
@@ -509,7 +524,7 @@ describe("listEventOrders, countEventOrders and the CSV export", () => {
       status: "ticketed",
       fanEmail: "a@b.c",
       fanName: "A",
-      seats: ["x"],
+      seats: [{ label: "Sec MAIN · Row A · Seat 1", section: "MAIN", standing: false, row: "A", number: 1 }],
       totalMinor: 9_000,
       currency: "EUR",
       createdAt: new Date("2026-12-03T19:00:05.123Z"),
@@ -528,6 +543,25 @@ describe("listEventOrders, countEventOrders and the CSV export", () => {
     expect(ordersCsv([row({ fanName: "-1", fanEmail: "+x@y.z" })], { timeZone: "America/St_Johns", header: false })).toBe(
       "ord_1,ticketed,'+x@y.z,'-1,1,90.00,EUR,2026-12-03T19:00:05Z,2026-12-03T15:30:05-03:30,,0.00\r\n",
     );
+  });
+
+  it("seatLabelPattern reads English as stored and Chinese as composed, on whole words", () => {
+    const matches = (q: string, label: string) => new RegExp(seatLabelPattern(q)!).test(normalizeSeatQuery(label));
+    expect(seatLabelPattern("104区 7排 12号")).toBe("(^| )sec 104 row 7 (seat|unit) 12( |$)");
+    expect(seatLabelPattern("Row 7 · Seat 12")).toBe("(^| )row 7 seat 12( |$)");
+    expect(seatLabelPattern(" · ")).toBeNull();
+    expect(matches("104区 7排 12号", "Sec 104 · Row 7 · Seat 12")).toBe(true);
+    expect(matches("7排 12号", "Sec 104 · Row 7 · Seat 12")).toBe(true);
+    expect(matches("7排12号", "Sec 104 · Row 7 · Seat 12")).toBe(true);
+    expect(matches("7排 12号", "Sec 104 · Row 7 · Seat 120")).toBe(false);
+    expect(matches("7排 12号", "Sec 104 · Row 17 · Seat 12")).toBe(false);
+    expect(matches("104区 7排 12号", "Sec 105 · Row 7 · Seat 12")).toBe(false);
+    // The standing floor: "内场站区 153号" / "153号" is Unit 153.
+    expect(matches("内场站区 153号", "Floor GA · Unit 153")).toBe(true);
+    expect(matches("153号", "Floor GA · Unit 153")).toBe(true);
+    expect(matches("内场站区 153号", "Floor GA · Unit 1534")).toBe(false);
+    // English words still mean what they say: "Seat 153" is not Unit 153.
+    expect(matches("Seat 153", "Floor GA · Unit 153")).toBe(false);
   });
 
   it("parseOrderListQuery reads ?status= and ?page=", () => {

@@ -13,20 +13,23 @@
  * the code itself.
  */
 import { createHash } from "node:crypto";
-import { asc, eq, sql } from "drizzle-orm";
-import { events, lineItems, orders, orderTransitions, payments, priceLevels, refunds, seats, tickets, user } from "@/db/schema";
+import { asc, eq, sql, type SQL } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
+import { events, lineItems, orders, orderTransitions, payments, priceLevels, refunds, rows as seatRows, seats, sections, tickets, user } from "@/db/schema";
 import { listOrderAdminActions, recordAdminAction, type AdminActionName, type AdminActionView } from "@/lib/audit/admin-actions";
 import { databaseNow } from "@/lib/clock";
 import type { Db } from "@/lib/db";
+import { ORDER_DISPLAY_STATUS_SQL, ORDER_DISPLAY_STATUSES, ORDER_REFUNDED_SQL, PAYMENT_REFUNDED_SQL, displayStatusCondition, isOrderDisplayStatus, orderDisplayStatus, type OrderDisplayStatus } from "@/lib/admin/order-status";
 import { AppError, type ErrorKind } from "@/lib/errors";
 import { formatMajorUnits } from "@/lib/format";
-import type { OrderStatus, TransitionCause } from "@/lib/orders/state-machine";
+import type { OrderStatus, PaymentStatus, TicketStatus, TransitionCause } from "@/lib/orders/state-machine";
 import { closePendingOrder } from "@/lib/payments/expiry";
 import { PaymentProviderError } from "@/lib/payments/provider";
 import { refundPaidOrder, type RefundOutcome } from "@/lib/payments/refund-order";
 import { refundTickets, type PartialRefundOutcome, type RefundTicketsRequest } from "@/lib/payments/refund-tickets";
 import { rotateTicketCodes, type ReissueOutcome } from "@/lib/tickets/reissue";
 import { utcToZonedLocal } from "@/lib/time-zone";
+import type { SeatParts } from "@/lib/venues/seat-label";
 
 /** Why an admin read or action was refused. */
 export type AdminOrderErrorCode =
@@ -70,27 +73,59 @@ const ADMIN_ERROR_KIND: Record<AdminOrderErrorCode, ErrorKind> = {
   bad_page: "bad_request",
 };
 
-/** A refused admin read or action. `message` is written for the organizer. */
+/** A refused admin read or action. `message` is written for the organizer; `params` are its facts (the translations' ICU arguments). */
 export class AdminOrderError extends AppError {
   declare readonly code: AdminOrderErrorCode;
-  constructor(code: AdminOrderErrorCode, message: string) {
-    super(ADMIN_ERROR_KIND[code], code, message);
+  constructor(code: AdminOrderErrorCode, message: string, params?: Record<string, string | number>) {
+    super(ADMIN_ERROR_KIND[code], code, message, { params });
   }
+}
+
+// ─── Seats ───────────────────────────────────────────────────────────────────
+
+/**
+ * A seat of an order: its stored English label (what ticket codes sign and the search
+ * matches) and the parts its label is composed from in the reader's language
+ * (lib/venues/seat-label.ts, docs/adr/0029).
+ */
+export interface OrderSeat extends SeatParts {
+  label: string;
+}
+
+/** The seats of the order `o`'s line items in seat order (also those released or refunded since), as JSON {@link OrderSeat}s. */
+const ORDER_SEATS_SQL = sql`coalesce((
+  select json_agg(json_build_object('label', s.label, 'section', sec.code, 'standing', sec.kind = 'general_admission', 'row', rw.label, 'number', s.number) order by s.ordinal, li.id)
+  from line_items li join seats s on s.id = li.seat_id join sections sec on sec.id = s.section_id join rows rw on rw.id = s.row_id
+  where li.order_id = o.id), '[]'::json)`;
+
+/** JSON read back by the driver (postgres.js parses json; a string is parsed here). */
+const fromJson = <T>(value: T | string): T => (typeof value === "string" ? (JSON.parse(value) as T) : value);
+
+/** Columns of a seat's parts for drizzle selects joined to `seats`, `sections` and `rows`. */
+const seatColumns = {
+  label: seats.label,
+  section: sections.code,
+  standing: sql<boolean>`${sections.kind} = 'general_admission'`,
+  row: seatRows.label,
+  number: seats.number,
+};
+
+/** Every seat an order was for (line items in seat order), for composing labels the actions name by stored label. */
+export async function seatsOfOrder(db: Db, orderId: string): Promise<OrderSeat[]> {
+  return db
+    .select(seatColumns)
+    .from(lineItems)
+    .innerJoin(seats, eq(lineItems.seatId, seats.id))
+    .innerJoin(sections, eq(seats.sectionId, sections.id))
+    .innerJoin(seatRows, eq(seats.rowId, seatRows.id))
+    .where(eq(lineItems.orderId, orderId))
+    .orderBy(asc(seats.ordinal), asc(lineItems.id));
 }
 
 // ─── Search ──────────────────────────────────────────────────────────────────
 
-/** One hit of {@link searchOrders}. */
-export interface OrderSearchHit {
-  id: string;
-  status: OrderStatus;
-  fanEmail: string;
-  /** Seat labels of the order's line items, in seat order. */
-  seats: string[];
-  totalMinor: number;
-  currency: string;
-  createdAt: Date;
-  /** What the query matched. */
+/** One hit of {@link searchOrders}: a row as the order list shows it, and what the query matched. */
+export interface OrderSearchHit extends OrderListRow {
   matchedBy: "order_id" | "email" | "seat" | "latest";
 }
 
@@ -105,6 +140,32 @@ export function normalizeSeatQuery(q: string): string {
     .trim();
 }
 
+/** Chinese seat words (the `Seat` catalogue's zh-CN labels) → the stored English label's words. */
+const CHINESE_SEAT_WORDS: readonly [RegExp, string][] = [
+  [/内场站区|内场/g, " floor ga "],
+  [/([0-9a-z]+)\s*区/gi, " sec $1 "],
+  [/([0-9a-z]+)\s*排/gi, " row $1 "],
+];
+
+/**
+ * The pattern (a Postgres regular expression over the stored label, normalized as by
+ * {@link normalizeSeatQuery}) a seat query matches on whole words, or null when it has no
+ * letters or digits. English as stored ("Row B · Seat 4", "row b seat 4") and Chinese as
+ * composed for a zh-CN reader ("104区 7排 12号", "7排12号", "内场站区 153号") both work:
+ * "N号" (or "N座") is seat N or, on a standing floor, unit N.
+ */
+export function seatLabelPattern(q: string): string | null {
+  let text = q.toLowerCase();
+  for (const [chinese, english] of CHINESE_SEAT_WORDS) text = text.replace(chinese, english);
+  // split keeps the captured numbers at odd indexes: text, number, text, …
+  const words = text
+    .split(/(\d+)\s*[号座]/)
+    .map((part, i) => (i % 2 === 1 ? `(seat|unit) ${part}` : normalizeSeatQuery(part)))
+    .filter((part) => part !== "")
+    .join(" ");
+  return words === "" ? null : `(^| )${words}( |$)`;
+}
+
 /** Escapes `%`, `_` and `\` for a LIKE pattern. */
 const likeEscape = (q: string) => q.replace(/[\\%_]/g, (c) => `\\${c}`);
 
@@ -117,14 +178,16 @@ async function assertOwnsEvent(db: Db, organizerId: string, eventId: string): Pr
 }
 
 /**
- * Finds orders of one show the organizer runs, newest first (at most {@link SEARCH_LIMIT}).
+ * Finds orders of one show the organizer runs, newest first (at most {@link SEARCH_LIMIT}), as
+ * the order list shows them (the same rows, statuses and refunded amounts: {@link listEventOrders}).
  * The query is read as:
  * - an order id (`ord_…`, or its beginning) → that order;
  * - digits only → the seat with that ordinal (the venue's seat number 0…capacity-1);
  * - anything with `@` → fan email, case-insensitive, partial;
- * - anything else → fan email (partial) or a seat label fragment, compared without
- *   punctuation and on whole words ("Row B · Seat 4", "row b seat 4" and "Seat 4" match
- *   "Sec MAIN · Row B · Seat 4", not "… Seat 40"). Orders that once held the seat match too.
+ * - anything else → fan email (partial) or a seat label fragment ({@link seatLabelPattern}),
+ *   compared without punctuation and on whole words ("Row B · Seat 4", "row b seat 4",
+ *   "Seat 4" and "B排 4号" match "Sec MAIN · Row B · Seat 4", not "… Seat 40"). Orders that
+ *   once held the seat match too.
  * An empty query lists the latest orders.
  * @throws {AdminOrderError} "not_found" (no such show), "not_your_show".
  */
@@ -132,9 +195,8 @@ export async function searchOrders(db: Db, organizerId: string, eventId: string,
   await assertOwnsEvent(db, organizerId, eventId);
   const q = query.trim().slice(0, 200);
   let matchedBy: OrderSearchHit["matchedBy"];
-  let where: ReturnType<typeof sql>;
-  const seatMatch = (cond: ReturnType<typeof sql>) =>
-    sql`exists (select 1 from line_items li2 join seats s2 on s2.id = li2.seat_id where li2.order_id = o.id and ${cond})`;
+  let where: SQL;
+  const seatMatch = (cond: SQL) => sql`exists (select 1 from line_items li2 join seats s2 on s2.id = li2.seat_id where li2.order_id = o.id and ${cond})`;
   if (q === "") {
     matchedBy = "latest";
     where = sql`true`;
@@ -149,67 +211,26 @@ export async function searchOrders(db: Db, organizerId: string, eventId: string,
     where = sql`u.email ilike ${`%${likeEscape(q)}%`}`;
   } else {
     matchedBy = "email";
-    const seat = normalizeSeatQuery(q);
-    const labelCond = seat
-      ? seatMatch(sql`trim(regexp_replace(lower(s2.label), '[^0-9a-z]+', ' ', 'g')) ~ ${`(^| )${seat}( |$)`}`)
-      : sql`false`;
+    const pattern = seatLabelPattern(q);
+    const labelCond = pattern ? seatMatch(sql`trim(regexp_replace(lower(s2.label), '[^0-9a-z]+', ' ', 'g')) ~ ${pattern}`) : sql`false`;
     where = sql`(u.email ilike ${`%${likeEscape(q)}%`} or ${labelCond})`;
   }
-  const rows = (await db.execute(sql`
-    select o.id, o.status, u.email as fan_email, o.total_minor, o.currency, o.created_at,
-           u.email ilike ${`%${likeEscape(q)}%`} as email_hit,
-           coalesce((select array_agg(s.label order by s.ordinal) from line_items li join seats s on s.id = li.seat_id where li.order_id = o.id), '{}') as seats
-    from orders o
-    join events e on e.id = o.event_id
-    join "user" u on u.id = o.fan_id
-    where o.event_id = ${eventId} and e.organizer_id = ${organizerId} and ${where}
-    order by o.created_at desc, o.id
-    limit ${SEARCH_LIMIT}`)) as unknown as {
-    id: string;
-    status: OrderStatus;
-    fan_email: string;
-    total_minor: number;
-    currency: string;
-    created_at: string | Date;
-    email_hit: boolean;
-    seats: string[];
-  }[];
-  return rows.map((r) => ({
-    id: r.id,
-    status: r.status,
-    fanEmail: r.fan_email,
-    seats: r.seats,
-    totalMinor: r.total_minor,
-    currency: r.currency,
-    createdAt: new Date(r.created_at),
-    matchedBy: matchedBy === "email" && !r.email_hit ? "seat" : matchedBy,
-  }));
+  const rows = await selectOrderRows(db, eventId, where, { limit: SEARCH_LIMIT });
+  const needle = q.toLowerCase();
+  return rows.map((r) => ({ ...r, matchedBy: matchedBy === "email" && !(r.fanEmail ?? "").toLowerCase().includes(needle) ? "seat" : matchedBy }));
 }
 
 // ─── The order list and its CSV ──────────────────────────────────────────────
 
 /**
- * The statuses the order list shows and filters by, with their labels: an order's status
- * (lib/orders/state-machine.ts), except that a ticketed order with a succeeded partial
- * refund (docs/adr/0020) shows as "partially_refunded" — so the filters split a show's
- * orders into groups that add up to all of them ("ticketed" is the ticketed orders without
- * a partial refund).
+ * A status of the order list, its filters and the search: what the order shows as
+ * (lib/admin/order-status.ts — "partially_refunded" for a ticketed order with a succeeded
+ * partial refund, so the filters split a show's orders into groups that add up to all of them).
  */
-export const ORDER_LIST_LABELS: Readonly<Record<OrderStatus | "partially_refunded", string>> = {
-  pending_payment: "Waiting for payment",
-  paid: "Paid",
-  ticketed: "Ticketed",
-  partially_refunded: "Partially refunded",
-  expired: "Expired",
-  cancelled: "Cancelled",
-  refunded: "Refunded",
-};
-
-/** A status of the order list (see {@link ORDER_LIST_LABELS}). */
-export type OrderListStatus = keyof typeof ORDER_LIST_LABELS;
+export type OrderListStatus = OrderDisplayStatus;
 
 /** Every {@link OrderListStatus}, in the order the filters show them. */
-export const ORDER_LIST_STATUSES = Object.keys(ORDER_LIST_LABELS) as OrderListStatus[];
+export const ORDER_LIST_STATUSES: readonly OrderListStatus[] = ORDER_DISPLAY_STATUSES;
 
 /** Orders per page of {@link listEventOrders} unless asked otherwise. */
 export const ORDER_PAGE_SIZE = 50;
@@ -220,16 +241,17 @@ export const ORDER_BATCH_MAX = 1_000;
 export interface OrderListRow {
   id: string;
   status: OrderListStatus;
-  fanEmail: string;
+  /** Null when the fan's account was deleted. */
+  fanEmail: string | null;
   fanName: string;
-  /** Labels of every seat the order was for (also those released or refunded since), in seat order. */
-  seats: string[];
+  /** Every seat the order was for (also those released or refunded since), in seat order. */
+  seats: OrderSeat[];
   totalMinor: number;
   currency: string;
   createdAt: Date;
   /** When the order first became paid (its transition log), or null if it never was. */
   paidAt: Date | null;
-  /** Money given back: fully refunded payments in full, plus succeeded partial refunds of the others. */
+  /** Money given back (lib/admin/order-status.ts: refunded payments in full, plus succeeded partial refunds of the others). */
   refundedMinor: number;
 }
 
@@ -252,9 +274,10 @@ const badPage = () => new AdminOrderError("bad_page", "The page must be a whole 
 /** The filter as given (a query string value or absent) → a status, or null for all orders. */
 function listStatus(status: unknown): OrderListStatus | null {
   if (status === undefined || status === null || status === "" || status === "all") return null;
-  if (typeof status === "string" && Object.hasOwn(ORDER_LIST_LABELS, status)) return status as OrderListStatus;
-  const shown = typeof status === "string" ? `"${status.slice(0, 40)}"` : "That";
-  throw new AdminOrderError("unknown_status", `${shown} is not an order status. Filter by one of ${ORDER_LIST_STATUSES.join(", ")} — or by none, for all orders.`);
+  if (isOrderDisplayStatus(status)) return status;
+  const given = typeof status === "string" ? status.slice(0, 40) : "";
+  const shown = typeof status === "string" ? `"${given}"` : "That";
+  throw new AdminOrderError("unknown_status", `${shown} is not an order status. Filter by one of ${ORDER_LIST_STATUSES.join(", ")} — or by none, for all orders.`, { status: given });
 }
 
 /**
@@ -269,56 +292,43 @@ export function parseOrderListQuery(query: { status?: unknown; page?: unknown })
   return { status, page: Number(query.page) };
 }
 
-/** True for a ticketed order with a succeeded partial refund (row alias `o`). */
-const PARTIALLY_REFUNDED = sql`exists (select 1 from refunds r where r.order_id = o.id and r.status = 'succeeded')`;
-
-/** The filter as a condition on `orders o`; the plain statuses compare the column alone. */
-function statusCondition(status: OrderListStatus | null) {
-  if (status === null) return sql`true`;
-  if (status === "partially_refunded") return sql`(o.status = 'ticketed' and ${PARTIALLY_REFUNDED})`;
-  if (status === "ticketed") return sql`(o.status = 'ticketed' and not ${PARTIALLY_REFUNDED})`;
-  return sql`o.status = ${status}::order_status`;
-}
-
 /**
- * Orders of one show matching the filter, newest first (created_at desc, id desc — a stable
- * order for paging): either a page (`offset`) or the batch after the order `after` (keyset,
- * for the export: exact whatever the timestamps' precision, and no deep OFFSET scans).
+ * Orders of one show matching `where` (a condition on `orders o` and `"user" u`), newest
+ * first (created_at desc, id desc — a stable order for paging): either a page (`offset`) or
+ * the batch after the order `after` (keyset, for the export: exact whatever the timestamps'
+ * precision, and no deep OFFSET scans). The list, the search and the CSV read their rows here.
  */
-async function selectOrderRows(db: Db, eventId: string, status: OrderListStatus | null, at: { limit: number; offset?: number; after?: string }): Promise<OrderListRow[]> {
+async function selectOrderRows(db: Db, eventId: string, where: SQL, at: { limit: number; offset?: number; after?: string }): Promise<OrderListRow[]> {
   const after = at.after ? sql`and (o.created_at, o.id) < (select a.created_at, a.id from orders a where a.id = ${at.after})` : sql``;
   const rows = (await db.execute(sql`
-    select o.id, o.status::text as order_status, ${PARTIALLY_REFUNDED} as partial,
-           coalesce(u.email, '(deleted account)') as fan_email, coalesce(u.name, '') as fan_name,
+    select o.id, ${ORDER_DISPLAY_STATUS_SQL} as status,
+           u.email as fan_email, coalesce(u.name, '') as fan_name,
            o.total_minor, o.currency, o.created_at,
-           coalesce((select array_agg(s.label order by s.ordinal) from line_items li join seats s on s.id = li.seat_id where li.order_id = o.id), '{}') as seats,
+           ${ORDER_SEATS_SQL} as seats,
            (select min(t.at) from order_transitions t where t.order_id = o.id and t.entity = 'order' and t.to_status = 'paid') as paid_at,
-           coalesce((select sum(case when p.status = 'refunded' then p.amount_minor
-                                     else (select coalesce(sum(r.amount_minor), 0) from refunds r where r.payment_id = p.id and r.status = 'succeeded') end)
-                     from payments p where p.order_id = o.id), 0)::int as refunded_minor
+           ${ORDER_REFUNDED_SQL} as refunded_minor
     from orders o
     left join "user" u on u.id = o.fan_id
-    where o.event_id = ${eventId} and ${statusCondition(status)} ${after}
+    where o.event_id = ${eventId} and ${where} ${after}
     order by o.created_at desc, o.id desc
     limit ${at.limit} offset ${at.offset ?? 0}`)) as unknown as {
     id: string;
-    order_status: OrderStatus;
-    partial: boolean;
-    fan_email: string;
+    status: OrderListStatus;
+    fan_email: string | null;
     fan_name: string;
     total_minor: number;
     currency: string;
     created_at: string | Date;
-    seats: string[];
+    seats: OrderSeat[] | string;
     paid_at: string | Date | null;
-    refunded_minor: number;
+    refunded_minor: number | string;
   }[];
   return rows.map((r) => ({
     id: r.id,
-    status: r.order_status === "ticketed" && r.partial ? "partially_refunded" : r.order_status,
+    status: r.status,
     fanEmail: r.fan_email,
     fanName: r.fan_name,
-    seats: r.seats,
+    seats: fromJson(r.seats),
     totalMinor: r.total_minor,
     currency: r.currency,
     createdAt: new Date(r.created_at),
@@ -348,10 +358,10 @@ export async function listEventOrders(
   if (!Number.isSafeInteger(page) || page < 1) throw badPage();
   const pageSize = opts.pageSize ?? ORDER_PAGE_SIZE;
   if (!Number.isSafeInteger(pageSize) || pageSize < 1 || pageSize > ORDER_BATCH_MAX) throw new RangeError(`pageSize must be 1…${ORDER_BATCH_MAX}, not ${pageSize}`);
-  const [{ n: total } = { n: 0 }] = (await db.execute(sql`select count(*)::int as n from orders o where o.event_id = ${eventId} and ${statusCondition(status)}`)) as unknown as { n: number }[];
+  const [{ n: total } = { n: 0 }] = (await db.execute(sql`select count(*)::int as n from orders o where o.event_id = ${eventId} and ${displayStatusCondition(status)}`)) as unknown as { n: number }[];
   const pages = Math.max(1, Math.ceil(total / pageSize));
   const shown = Math.min(page, pages);
-  const rows = await selectOrderRows(db, eventId, status, { limit: pageSize, offset: (shown - 1) * pageSize });
+  const rows = await selectOrderRows(db, eventId, displayStatusCondition(status), { limit: pageSize, offset: (shown - 1) * pageSize });
   return { rows, total, page: shown, pages, pageSize, status };
 }
 
@@ -362,9 +372,10 @@ export async function listEventOrders(
  */
 export async function countEventOrders(db: Db, organizerId: string, eventId: string): Promise<{ total: number; byStatus: Record<OrderListStatus, number> }> {
   await assertOwnsEvent(db, organizerId, eventId);
-  const rows = (await db.execute(sql`
-    select case when o.status = 'ticketed' and ${PARTIALLY_REFUNDED} then 'partially_refunded' else o.status::text end as status, count(*)::int as n
-    from orders o where o.event_id = ${eventId} group by 1`)) as unknown as { status: OrderListStatus; n: number }[];
+  const rows = (await db.execute(sql`select ${ORDER_DISPLAY_STATUS_SQL} as status, count(*)::int as n from orders o where o.event_id = ${eventId} group by 1`)) as unknown as {
+    status: OrderListStatus;
+    n: number;
+  }[];
   const byStatus = Object.fromEntries(ORDER_LIST_STATUSES.map((s) => [s, 0])) as Record<OrderListStatus, number>;
   for (const r of rows) byStatus[r.status] = r.n;
   return { total: rows.reduce((sum, r) => sum + r.n, 0), byStatus };
@@ -409,7 +420,7 @@ export function ordersCsv(rows: readonly OrderListRow[], opts: { timeZone: strin
     lines.push([
       r.id,
       r.status,
-      inert(r.fanEmail),
+      inert(r.fanEmail ?? "(deleted account)"),
       inert(r.fanName),
       String(r.seats.length),
       formatMajorUnits(r.totalMinor, r.currency),
@@ -455,7 +466,7 @@ export async function exportEventOrdersCsv(
         controller.enqueue(utf8.encode(ordersCsv([], { timeZone: event.timeZone })));
         return;
       }
-      const rows = await selectOrderRows(db, event.id, status, { limit: batchSize, after });
+      const rows = await selectOrderRows(db, event.id, displayStatusCondition(status), { limit: batchSize, after });
       if (rows.length > 0) controller.enqueue(utf8.encode(ordersCsv(rows, { timeZone: event.timeZone, header: false })));
       if (rows.length < batchSize) controller.close();
       else after = rows.at(-1)!.id;
@@ -466,10 +477,16 @@ export async function exportEventOrdersCsv(
 
 // ─── One order ───────────────────────────────────────────────────────────────
 
-/** Everything the admin order page shows. */
+/** A line item's status (its seat held, sold, released or refunded). */
+export type LineItemStatus = (typeof lineItems.$inferSelect)["status"];
+
+/** Everything the admin order page shows. Seats come as {@link OrderSeat}s: the page composes their labels in the reader's language. */
 export interface AdminOrderView {
   id: string;
+  /** The order's own status (lib/orders/state-machine.ts). */
   status: OrderStatus;
+  /** What it shows as to the organizer (lib/admin/order-status.ts): "partially_refunded" for a ticketed order with a succeeded partial refund. */
+  displayStatus: OrderDisplayStatus;
   holdId: string;
   holdExpiresAt: Date;
   createdAt: Date;
@@ -477,29 +494,30 @@ export interface AdminOrderView {
   totalMinor: number;
   currency: string;
   event: { id: string; name: string; slug: string; timeZone: string };
-  fan: { id: string; email: string; name: string };
-  lineItems: { id: number; ordinal: number; label: string; priceLevel: string; priceMinor: number; status: string }[];
+  /** The fan; `email` null when the account was deleted. */
+  fan: { id: string; email: string | null; name: string };
+  lineItems: { id: number; ordinal: number; seat: OrderSeat; priceLevel: string; priceMinor: number; status: LineItemStatus }[];
   payments: {
     id: string;
     provider: string;
     checkoutSessionId: string;
     providerPaymentId: string | null;
-    status: string;
+    status: PaymentStatus;
     amountMinor: number;
+    /** Money given back of this payment (lib/admin/order-status.ts): all of it once refunded, else its succeeded partial refunds. */
+    refundedMinor: number;
     currency: string;
     createdAt: Date;
     capturedAt: Date | null;
     refundedAt: Date | null;
   }[];
-  tickets: { id: string; seatLabel: string; code: string; status: string; issuedAt: Date; checkedInAt: Date | null }[];
+  tickets: { id: string; seat: OrderSeat; code: string; status: TicketStatus; issuedAt: Date; checkedInAt: Date | null }[];
   /** The transition log (I8), oldest first (newest last). */
   transitions: { id: number; entity: string; entityId: string; fromStatus: string | null; toStatus: string; actor: string; reason: string; at: Date }[];
   /** Organizer actions on this order, oldest first. */
   adminActions: AdminActionView[];
   /** Partial refunds (docs/adr/0020), oldest first. */
-  refunds: { id: string; amountMinor: number; currency: string; reason: string; status: string; createdAt: Date; seats: string[] }[];
-  /** Ticketed with some tickets refunded: the organizer's "partially refunded". */
-  partiallyRefunded: boolean;
+  refunds: { id: string; amountMinor: number; currency: string; reason: string; status: "requested" | "succeeded"; createdAt: Date; seats: OrderSeat[] }[];
   /** Which actions make sense now (the lib re-checks when they run). */
   can: { refund: boolean; refundTickets: boolean; reissue: boolean; releaseHold: boolean };
 }
@@ -528,17 +546,38 @@ export async function getAdminOrder(db: Db, organizerId: string, orderId: string
   const { order, event } = await ownedOrder(db, organizerId, orderId);
   const [fan] = await db.select({ id: user.id, email: user.email, name: user.name }).from(user).where(eq(user.id, order.fanId));
   const items = await db
-    .select({ id: lineItems.id, ordinal: seats.ordinal, label: seats.label, priceLevel: priceLevels.name, priceMinor: lineItems.priceMinor, status: lineItems.status })
+    .select({ id: lineItems.id, ordinal: seats.ordinal, seat: seatColumns, priceLevel: priceLevels.name, priceMinor: lineItems.priceMinor, status: lineItems.status })
     .from(lineItems)
     .innerJoin(seats, eq(lineItems.seatId, seats.id))
+    .innerJoin(sections, eq(seats.sectionId, sections.id))
+    .innerJoin(seatRows, eq(seats.rowId, seatRows.id))
     .innerJoin(priceLevels, eq(lineItems.priceLevelId, priceLevels.id))
     .where(eq(lineItems.orderId, orderId))
     .orderBy(asc(seats.ordinal), asc(lineItems.id));
-  const pays = await db.select().from(payments).where(eq(payments.orderId, orderId)).orderBy(asc(payments.createdAt), asc(payments.id));
+  const p = alias(payments, "p");
+  const pays = await db
+    .select({
+      id: p.id,
+      provider: p.provider,
+      checkoutSessionId: p.checkoutSessionId,
+      providerPaymentId: p.providerPaymentId,
+      status: p.status,
+      amountMinor: p.amountMinor,
+      refundedMinor: sql<number>`${PAYMENT_REFUNDED_SQL}`.mapWith(Number),
+      currency: p.currency,
+      createdAt: p.createdAt,
+      capturedAt: p.capturedAt,
+      refundedAt: p.refundedAt,
+    })
+    .from(p)
+    .where(eq(p.orderId, orderId))
+    .orderBy(asc(p.createdAt), asc(p.id));
   const tix = await db
-    .select({ id: tickets.id, seatLabel: seats.label, code: tickets.code, status: tickets.status, issuedAt: tickets.issuedAt, checkedInAt: tickets.checkedInAt })
+    .select({ id: tickets.id, seat: seatColumns, code: tickets.code, status: tickets.status, issuedAt: tickets.issuedAt, checkedInAt: tickets.checkedInAt })
     .from(tickets)
     .innerJoin(seats, eq(tickets.seatId, seats.id))
+    .innerJoin(sections, eq(seats.sectionId, sections.id))
+    .innerJoin(seatRows, eq(seats.rowId, seatRows.id))
     .where(eq(tickets.orderId, orderId))
     .orderBy(asc(seats.ordinal));
   const log = await db
@@ -559,6 +598,7 @@ export async function getAdminOrder(db: Db, organizerId: string, orderId: string
   return {
     id: order.id,
     status: order.status,
+    displayStatus: orderDisplayStatus(order.status, partial.some((r) => r.status === "succeeded")),
     holdId: order.holdId,
     holdExpiresAt: order.holdExpiresAt,
     createdAt: order.createdAt,
@@ -566,20 +606,9 @@ export async function getAdminOrder(db: Db, organizerId: string, orderId: string
     totalMinor: order.totalMinor,
     currency: order.currency,
     event: { id: event.id, name: event.name, slug: event.slug, timeZone: event.timeZone },
-    fan: fan ?? { id: order.fanId, email: "(deleted account)", name: "" },
+    fan: fan ?? { id: order.fanId, email: null, name: "" },
     lineItems: items,
-    payments: pays.map((p) => ({
-      id: p.id,
-      provider: p.provider,
-      checkoutSessionId: p.checkoutSessionId,
-      providerPaymentId: p.providerPaymentId,
-      status: p.status,
-      amountMinor: p.amountMinor,
-      currency: p.currency,
-      createdAt: p.createdAt,
-      capturedAt: p.capturedAt,
-      refundedAt: p.refundedAt,
-    })),
+    payments: pays,
     tickets: tix,
     transitions: log,
     adminActions: await listOrderAdminActions(db, orderId),
@@ -590,9 +619,8 @@ export async function getAdminOrder(db: Db, organizerId: string, orderId: string
       reason: r.reason,
       status: r.status,
       createdAt: r.createdAt,
-      seats: items.filter((l) => r.lineItemIds.includes(l.id)).map((l) => l.label),
+      seats: items.filter((l) => r.lineItemIds.includes(l.id)).map((l) => l.seat),
     })),
-    partiallyRefunded: order.status === "ticketed" && partial.some((r) => r.status === "succeeded"),
     can: {
       refund: order.status === "paid" || order.status === "ticketed",
       refundTickets: order.status === "ticketed" && tix.some((t) => t.status === "valid"),

@@ -7,9 +7,9 @@
  */
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { adminActions, emails, eventSeats, lineItems, orders, payments, refunds, seats, tickets } from "@/db/schema";
+import { adminActions, emails, eventSeats, lineItems, orders, payments, refunds, seats, tickets, user } from "@/db/schema";
 import { sandboxRefunds } from "@/db/sandbox-psp-schema";
-import { getAdminOrder, refundOrder, refundOrderTickets } from "@/lib/admin/orders";
+import { countEventOrders, getAdminOrder, listEventOrders, refundOrder, refundOrderTickets, searchOrders } from "@/lib/admin/orders";
 import { closeDb, db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import { inventoryKeys } from "@/lib/inventory/keys";
@@ -86,11 +86,23 @@ describe("refundOrderTickets", () => {
     // Order: still ticketed with one live ticket; the organizer sees "partially refunded".
     expect((await db().query.orders.findFirst({ where: eq(orders.id, b.orderId) }))!.status).toBe("ticketed");
     const view = await getAdminOrder(db(), show.organizerId, b.orderId);
-    expect(view.partiallyRefunded).toBe(true);
+    expect([view.status, view.displayStatus]).toEqual(["ticketed", "partially_refunded"]);
     expect(view.tickets.map((t) => t.status)).toEqual(["valid", "void", "void"]);
     expect(view.lineItems.map((l) => l.status)).toEqual(["sold", "refunded", "refunded"]);
-    expect(view.payments.map((p) => p.status)).toEqual(["captured"]);
+    // The payment row: 103.00 captured, 58.00 of it given back.
+    expect(view.payments.map((p) => [p.status, p.amountMinor, p.refundedMinor])).toEqual([["captured", 10_300, 5_800]]);
     expect(view.refunds.map((r) => [r.amountMinor, r.status, r.reason])).toEqual([[5_800, "succeeded", "Two seats with a blocked view"]]);
+    // The list, its filter count and the search read the same status and the same refunded amount (one rule: lib/admin/order-status.ts).
+    const listed = (await listEventOrders(db(), show.organizerId, show.eventId)).rows.find((r) => r.id === b.orderId)!;
+    const email = (await db().query.user.findFirst({ where: eq(user.id, b.fan) }))!.email;
+    for (const query of [email, b.orderId, "Row C · Seat 6", "C排 6号", ""]) {
+      const hit = (await searchOrders(db(), show.organizerId, show.eventId, query)).find((h) => h.id === b.orderId);
+      expect([hit?.status, hit?.refundedMinor], query).toEqual(["partially_refunded", 5_800]);
+    }
+    expect([listed.status, listed.refundedMinor]).toEqual(["partially_refunded", 5_800]);
+    expect((await listEventOrders(db(), show.organizerId, show.eventId, { status: "partially_refunded" })).rows.map((r) => r.id)).toEqual([b.orderId]);
+    expect((await listEventOrders(db(), show.organizerId, show.eventId, { status: "ticketed" })).rows).toEqual([]);
+    expect((await countEventOrders(db(), show.organizerId, show.eventId)).byStatus).toMatchObject({ ticketed: 0, partially_refunded: 1 });
     // Seats 25 and 26 are free again in Postgres and Redis; seat 3 stays sold.
     const inv = await db().select({ ordinal: seats.ordinal, status: eventSeats.status }).from(eventSeats).innerJoin(seats, eq(eventSeats.seatId, seats.id)).where(eq(eventSeats.eventId, show.eventId));
     const statusOf = (o: number) => inv.find((s) => s.ordinal === o)!.status;
@@ -117,6 +129,9 @@ describe("refundOrderTickets", () => {
     expect(full.refunded.map((r) => r.amountMinor)).toEqual([4_500]);
     const after = await pspCheckout(b.payment.checkoutSessionId);
     expect([after.status, after.refundedMinor]).toEqual(["refunded", 10_300]);
+    const ended = await getAdminOrder(db(), show.organizerId, b.orderId);
+    expect([ended.displayStatus, ...ended.payments.map((p) => [p.status, p.refundedMinor])]).toEqual(["refunded", ["refunded", 10_300]]);
+    expect((await searchOrders(db(), show.organizerId, show.eventId, b.orderId)).map((h) => [h.status, h.refundedMinor])).toEqual([["refunded", 10_300]]);
     await clean();
   });
 

@@ -1,23 +1,45 @@
 "use server";
 /**
- * Server actions of the admin order page: refund, re-issue tickets, release a stuck hold.
- * Thin: parse the id, check the caller owns the order's show (requireOrganizerOfEvent:
- * fans and other organizers get 403), call one lib/admin function, report the outcome in
- * words and refresh the page. A refusal comes back as `{ ok: false, message }`.
+ * Server actions of the admin order page: refund, refund some tickets, re-issue tickets,
+ * release a stuck hold. Thin: parse the id, check the caller owns the order's show
+ * (requireOrganizerOfEvent: fans and other organizers get 403), call one lib/admin function,
+ * report the outcome in the reader's words (seats composed in their language) and refresh the
+ * page. A refusal comes back as `{ ok: false, message, code }` (the message in the reader's
+ * language where the catalogue has it: lib/http/action.ts; the page may word it by `code`).
  */
 import { refresh } from "next/cache";
+import { getLocale, getTranslations } from "next-intl/server";
 import { z } from "zod";
-import { orderShow, refundOrder, refundOrderTickets, reissueTickets, releaseStuckHold } from "@/lib/admin/orders";
+import { orderShow, refundOrder, refundOrderTickets, reissueTickets, releaseStuckHold, seatsOfOrder } from "@/lib/admin/orders";
 import { requireOrganizerOfEvent } from "@/lib/auth/session";
 import { db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import { formatMoney } from "@/lib/format";
 import { action } from "@/lib/http/action";
+import { intlLocale, isLocale } from "@/lib/i18n/config";
 import { orderIdSchema } from "@/lib/ids";
 import { REFUND_REASON_MAX, REFUND_TICKETS_MAX } from "@/lib/payments/refund-tickets";
+import { seatLabel, type SeatWords } from "@/lib/venues/seat-label";
 
-/** What an action reports back to the page. */
-export type AdminOrderActionResult = { ok: boolean; message: string };
+/** What an action reports back to the page: the outcome in words, and a refusal's stable code. */
+export type AdminOrderActionResult = { ok: boolean; message: string; code?: string };
+
+/** The reader's words for an outcome: the `AdminOrders` translator, money in their locale, and stored seat labels of the order composed in their language. */
+async function wordsFor(orderId: string) {
+  const [t, seatWords, locale, seats] = await Promise.all([getTranslations("AdminOrders"), getTranslations("Seat"), getLocale(), seatsOfOrder(db(), orderId)]);
+  const fmt = intlLocale(isLocale(locale) ? locale : "en");
+  const parts = new Map(seats.map((s) => [s.label, s]));
+  const seat = (label: string) => {
+    const p = parts.get(label);
+    return p ? seatLabel(seatWords as unknown as SeatWords, p) : label;
+  };
+  return { t, money: (minor: number, currency: string) => formatMoney(minor, currency, fmt), seatList: (labels: readonly string[]) => labels.map(seat).join(", ") };
+}
+
+const refused = (failure: { error: string; code: string }): AdminOrderActionResult => {
+  refresh();
+  return { ok: false, message: failure.error, code: failure.code };
+};
 
 /** One order action: the organizer of the order's show only (403 for anyone else); the page refreshes whatever happened. */
 function orderAction(act: (organizerId: string, orderId: string) => Promise<string>) {
@@ -25,10 +47,7 @@ function orderAction(act: (organizerId: string, orderId: string) => Promise<stri
     {
       who: { organizer: true },
       args: z.tuple([orderIdSchema]),
-      onError: (failure): AdminOrderActionResult => {
-        refresh();
-        return { ok: false, message: failure.code === "invalid_input" ? "There is no such order." : failure.error };
-      },
+      onError: (failure): AdminOrderActionResult => refused(failure.code === "invalid_input" ? { ...failure, code: "no_such_order" } : failure),
     },
     async (_call, orderId): Promise<AdminOrderActionResult> => {
       const order = await orderShow(db(), orderId);
@@ -44,10 +63,12 @@ function orderAction(act: (organizerId: string, orderId: string) => Promise<stri
 /** Refunds the order in full (kept payment at the PSP, tickets void, seats back on sale). */
 export const refundOrderAction = orderAction(async (organizerId, id) => {
   const r = await refundOrder(db(), organizerId, id);
-  const money = r.refunded.map((p) => formatMoney(p.amountMinor, p.currency)).join(" + ") || "nothing";
-  const seats = r.seatsReleased.length > 0 ? ` ${r.seatsReleased.join(", ")} ${r.seatsReleased.length === 1 ? "is" : "are"} back on sale.` : "";
-  const redis = r.redis.result === "error" ? " (The seat map catches up at the next reconciliation.)" : "";
-  return `Refunded ${money}. ${r.ticketsVoided} ${r.ticketsVoided === 1 ? "ticket" : "tickets"} voided.${seats}${redis}`;
+  const { t, money, seatList } = await wordsFor(id);
+  const paid = r.refunded.map((p) => money(p.amountMinor, p.currency)).join(" + ");
+  const parts = [paid ? t("refundedFull", { amount: paid, voided: r.ticketsVoided }) : t("refundedNothing", { voided: r.ticketsVoided })];
+  if (r.seatsReleased.length > 0) parts.push(t("backOnSale", { count: r.seatsReleased.length, seats: seatList(r.seatsReleased) }));
+  if (r.redis.result === "error") parts.push(t("mapCatchesUp"));
+  return parts.join(" ");
 });
 
 /**
@@ -66,10 +87,7 @@ export const refundTicketsAction = action(
         idempotencyKey: z.string().min(8).max(100),
       }),
     ]),
-    onError: (failure): AdminOrderActionResult => {
-      refresh();
-      return { ok: false, message: failure.error };
-    },
+    onError: (failure): AdminOrderActionResult => refused(failure),
   },
   async (_call, orderId, request): Promise<AdminOrderActionResult> => {
     const order = await orderShow(db(), orderId);
@@ -77,22 +95,23 @@ export const refundTicketsAction = action(
     const { user } = await requireOrganizerOfEvent(order.eventId, `/admin/orders/${order.orderId}`);
     const r = await refundOrderTickets(db(), user.id, order.orderId, request);
     refresh();
-    const redis = r.redis === "error" ? " (The seat map catches up at the next reconciliation.)" : "";
-    return { ok: true, message: `Refunded ${formatMoney(r.amountMinor, r.currency)} for ${r.seats.join(", ")}. ${r.seats.length === 1 ? "That ticket no longer gets in and its seat is" : "Those tickets no longer get in and their seats are"} back on sale.${redis}` };
+    const { t, money, seatList } = await wordsFor(order.orderId);
+    const message = t("refundedTickets", { amount: money(r.amountMinor, r.currency), seats: seatList(r.seats), count: r.seats.length });
+    return { ok: true, message: r.redis === "error" ? `${message} ${t("mapCatchesUp")}` : message };
   },
 );
 
 /** Gives the order's valid tickets new codes (old codes stop working). */
 export const reissueTicketsAction = orderAction(async (organizerId, id) => {
   const r = await reissueTickets(db(), organizerId, id);
-  const skipped = r.skipped.length > 0 ? ` ${r.skipped.length} changed meanwhile and ${r.skipped.length === 1 ? "was" : "were"} left alone.` : "";
-  return `Re-issued ${r.reissued.length} ${r.reissued.length === 1 ? "ticket" : "tickets"}: ${r.reissued.map((t) => t.seatLabel).join(", ")}. The old codes no longer get in.${skipped}`;
+  const { t, seatList } = await wordsFor(id);
+  const message = t("reissued", { count: r.reissued.length, seats: seatList(r.reissued.map((ticket) => ticket.seatLabel)) });
+  return r.skipped.length > 0 ? `${message} ${t("reissueSkipped", { count: r.skipped.length })}` : message;
 });
 
 /** Ends a hold past its expiry (asks the PSP first). */
 export const releaseStuckHoldAction = orderAction(async (organizerId, id) => {
   const r = await releaseStuckHold(db(), organizerId, id);
-  return r.result === "paid"
-    ? "The payment provider reports that the fan paid, so the order is now paid (tickets follow) instead of released."
-    : "Hold released: the order is cancelled and its seats are back on sale.";
+  const t = await getTranslations("AdminOrders");
+  return r.result === "paid" ? t("releasedPaid") : t("released");
 });

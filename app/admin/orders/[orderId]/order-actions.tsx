@@ -4,6 +4,7 @@
  * what will happen and a "Yes, …" button; only that one calls the server action. The
  * outcome (or the refusal, in words) stays on the page.
  */
+import { useTranslations } from "next-intl";
 import { useState, useTransition } from "react";
 import { refundOrderAction, reissueTicketsAction, releaseStuckHoldAction, type AdminOrderActionResult } from "@/app/admin/orders/actions";
 
@@ -12,13 +13,24 @@ type Kind = "refund" | "reissue" | "release";
 interface Props {
   orderId: string;
   can: { refund: boolean; reissue: boolean; releaseHold: boolean };
-  /** "€90.00" */
+  /** "€90.00", in the reader's locale */
   totalLabel: string;
   validTickets: number;
 }
 
+/** An action's outcome in the reader's words: a refusal the catalogue words by its code, else the message as the server wrote it. */
+export function useOutcomeText() {
+  const t = useTranslations("AdminOrders");
+  return (outcome: AdminOrderActionResult) => {
+    const key = `refused.${outcome.code}` as "refused.no_such_order";
+    return !outcome.ok && outcome.code && outcome.code !== "unknown_status" && t.has(key) ? t(key) : outcome.message;
+  };
+}
+
 /** Refund / Re-issue tickets / Release stuck hold, each behind a confirmation step. */
 export function OrderActions({ orderId, can, totalLabel, validTickets }: Props) {
+  const t = useTranslations("AdminOrders");
+  const outcomeText = useOutcomeText();
   const [confirming, setConfirming] = useState<Kind | null>(null);
   const [outcome, setOutcome] = useState<AdminOrderActionResult | null>(null);
   const [pending, startTransition] = useTransition();
@@ -26,23 +38,23 @@ export function OrderActions({ orderId, can, totalLabel, validTickets }: Props) 
   const spec: Record<Kind, { enabled: boolean; label: string; confirm: string; explain: string; call: (id: string) => Promise<AdminOrderActionResult> }> = {
     refund: {
       enabled: can.refund,
-      label: "Refund",
-      confirm: `Yes, refund ${totalLabel}`,
-      explain: `The fan gets ${totalLabel} back at the payment provider, every ticket of this order stops working and the seats go back on sale. This cannot be undone.`,
+      label: t("refund"),
+      confirm: t("refundConfirm", { amount: totalLabel }),
+      explain: t("refundExplain", { amount: totalLabel }),
       call: refundOrderAction,
     },
     reissue: {
       enabled: can.reissue,
-      label: "Re-issue tickets",
-      confirm: `Yes, re-issue ${validTickets} ${validTickets === 1 ? "ticket" : "tickets"}`,
-      explain: "Every valid ticket gets a new code; the old codes (screenshots, forwarded emails) no longer get in. Used tickets stay as they are.",
+      label: t("reissue"),
+      confirm: t("reissueConfirm", { count: validTickets }),
+      explain: t("reissueExplain"),
       call: reissueTicketsAction,
     },
     release: {
       enabled: can.releaseHold,
-      label: "Release stuck hold",
-      confirm: "Yes, release the hold",
-      explain: "The payment provider is asked first: if the fan paid, the order is paid instead. Otherwise the checkout is cancelled and the seats go back on sale.",
+      label: t("release"),
+      confirm: t("releaseConfirm"),
+      explain: t("releaseExplain"),
       call: releaseStuckHoldAction,
     },
   };
@@ -56,7 +68,7 @@ export function OrderActions({ orderId, can, totalLabel, validTickets }: Props) 
 
   return (
     <section className="space-y-3 rounded-xl border border-white/10 bg-white/5 p-4" data-testid="order-actions">
-      <h2 className="font-semibold">Actions</h2>
+      <h2 className="font-semibold">{t("actions")}</h2>
       <div className="flex flex-wrap gap-3">
         {(Object.keys(spec) as Kind[]).map((kind) => (
           <button
@@ -67,7 +79,7 @@ export function OrderActions({ orderId, can, totalLabel, validTickets }: Props) 
               setOutcome(null);
               setConfirming(kind);
             }}
-            className={`rounded px-4 py-2 font-semibold disabled:opacity-40 ${kind === "refund" ? "bg-red-500/80 hover:bg-red-500" : "bg-white/10 hover:bg-white/20"}`}
+            className={`rounded px-4 py-2 font-semibold disabled:opacity-40 ${kind === "refund" ? "bg-red-700 text-white hover:bg-red-800" : "bg-white/10 hover:bg-white/20"}`}
           >
             {spec[kind].label}
           </button>
@@ -76,24 +88,24 @@ export function OrderActions({ orderId, can, totalLabel, validTickets }: Props) 
       {confirming && (
         <div className="space-y-3 rounded-lg border border-amber-300/30 bg-amber-300/5 p-3" data-testid="confirm-action">
           <p className="text-sm text-amber-100">{spec[confirming].explain}</p>
-          <div className="flex gap-3">
+          <div className="flex flex-wrap gap-3">
             <button
               type="button"
               disabled={pending}
               onClick={() => run(confirming)}
-              className="rounded bg-red-500 px-4 py-2 font-semibold text-white hover:bg-red-400 disabled:opacity-50"
+              className="rounded bg-red-700 px-4 py-2 font-semibold text-white hover:bg-red-800 disabled:opacity-50"
             >
-              {pending ? "Working…" : spec[confirming].confirm}
+              {pending ? t("working") : spec[confirming].confirm}
             </button>
             <button type="button" disabled={pending} onClick={() => setConfirming(null)} className="rounded bg-white/10 px-4 py-2 hover:bg-white/20">
-              Cancel
+              {t("cancel")}
             </button>
           </div>
         </div>
       )}
       {outcome && (
         <p role={outcome.ok ? "status" : "alert"} data-testid="action-outcome" data-ok={outcome.ok} className={outcome.ok ? "text-emerald-300" : "text-red-300"}>
-          {outcome.message}
+          {outcomeText(outcome)}
         </p>
       )}
     </section>
