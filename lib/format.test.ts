@@ -29,6 +29,7 @@ describe("formatTimeInZone", () => {
   it("is the time of day in the venue's zone, 24-hour, seconds when asked", () => {
     expect(formatTimeInZone(new Date("2027-01-30T23:05:09Z"), "Europe/Berlin")).toBe("00:05 Central European Time");
     expect(formatTimeInZone(new Date("2027-01-30T19:31:05Z"), "Europe/Berlin", "en-GB", { seconds: true })).toBe("20:31:05 Central European Time");
-    expect(formatTimeInZone(new Date("2027-01-30T19:31:05Z"), "Europe/Berlin", "zh-CN", { seconds: true })).toMatch(/^中欧时间 ?20:31:05$/);
+    expect(formatTimeInZone(new Date("2027-01-30T19:31:05Z"), "Europe/Berlin", "zh-CN", { seconds: true })).toBe("中欧时间 20:31:05");
+    expect(formatTimeInZone(new Date("2027-01-30T19:31:05Z"), "Europe/Berlin", "zh-CN")).toBe("中欧时间 20:31");
   });
 });

@@ -50,14 +50,16 @@ export function formatInZone(at: Date, timeZone: string, locale = "en-GB"): stri
  * time zone, 24-hour, with the zone's name; with `seconds`, "20:10:05 Central European Time".
  */
 export function formatTimeInZone(at: Date, timeZone: string, locale = "en-GB", opts: { seconds?: boolean } = {}): string {
-  return new Intl.DateTimeFormat(locale, {
+  const parts = new Intl.DateTimeFormat(locale, {
     hour: "2-digit",
     minute: "2-digit",
     ...(opts.seconds ? { second: "2-digit" as const } : {}),
     hourCycle: "h23",
     timeZone,
     timeZoneName: zoneStyle(timeZone),
-  }).format(at);
+  }).formatToParts(at);
+  // Chinese puts the zone first, with a space before "20:10" but none before "20:10:05": always one.
+  return parts.map((p, i) => (p.type === "timeZoneName" && parts[i + 1]?.type === "hour" ? `${p.value} ` : p.value)).join("");
 }
 
 /** "20,000" */
