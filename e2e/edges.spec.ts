@@ -135,6 +135,10 @@ test("addresses that only look like pages, and broken language cookies, get a 40
   for (const p of ["/admin/events/nova-lights-world-tour", "/admin.x/events/x", "/adminx/events/x", "/admin/sign-in", "/en/en", "/zh-CN/events/studio-session"]) {
     expect((await request.get(p)).status(), p).toBe(404);
   }
+  // The dev mailbox's attachment links: no such message, no such attachment, not a number.
+  for (const p of ["/dev/mailbox/999999999/0", "/dev/mailbox/1/999", "/dev/mailbox/x/0", "/dev/mailbox/1/-1"]) {
+    expect((await request.get(p)).status(), p).toBe(404);
+  }
   // A NEXT_LOCALE cookie with a broken %-escape names no language: the browser's languages decide.
   for (const cookie of ["NEXT_LOCALE=%", "NEXT_LOCALE=%E0%A4%A", "NEXT_LOCALE=../..", `NEXT_LOCALE=${"x".repeat(4000)}`]) {
     const r = await request.get("/events/studio-session", { headers: { cookie, "accept-language": "zh-CN" } });

@@ -2,6 +2,13 @@ import { expect, test } from "@playwright/test";
 import { FAN, ORGANIZER, signIn, signUp } from "./helpers";
 
 test("home lists the demo show; its event page is cacheable and draws all 20,000 seats", async ({ page }, testInfo) => {
+  // A signed-out visitor's show page logs nothing in the console: no failed request (a 401 from
+  // asking for a place in a queue it has none in), no error (issue 42).
+  const consoleErrors: string[] = [];
+  page.on("console", (m) => {
+    if (m.type() === "error") consoleErrors.push(`${m.text()} (${m.location().url})`);
+  });
+  page.on("pageerror", (e) => consoleErrors.push(e.message));
   await page.goto("/");
   const card = page.getByTestId("show-card").filter({ hasText: "Nova Lights — World Tour 2027" });
   await expect(card).toBeVisible();
@@ -25,6 +32,14 @@ test("home lists the demo show; its event page is cacheable and draws all 20,000
   await expect(map).toHaveAttribute("data-seat-count", "20000");
   await expect(map).toHaveAttribute("data-available-count", "20000");
   await expect(page.getByTestId("seat-map-caption")).toHaveText("20,000 seats · 20,000 available");
+  // The seats left are counted from the map's own availability, and say when in the venue's zone.
+  await expect(page.getByTestId("live-levels")).toHaveAttribute("data-live", "true");
+  await expect(page.getByTestId("levels-left")).toHaveText("(20,000 of 20,000 left)");
+  await expect(page.getByTestId("levels-as-of")).toHaveText(/^Seats left as of \d\d:\d\d:\d\d Central European Time$/);
+  await expect(page.getByTestId("buy-panel")).toHaveAttribute("data-turn", "signed-out");
+  // The venue's zone by name, not "CET"/"GMT+1", in the show's facts.
+  await expect(page.locator("article header")).toContainText("Central European Time");
+  expect(consoleErrors).toEqual([]);
   await testInfo.attach("event-page", { body: await page.screenshot({ fullPage: true }), contentType: "image/png" });
 });
 
@@ -42,7 +57,7 @@ test("a fan opening /admin gets 403; the organizer gets the dashboard", async ({
   await signIn(page, FAN);
   const forbidden = await page.goto("/admin");
   expect(forbidden?.status()).toBe(403);
-  await expect(page.getByRole("heading", { name: "403 — Organizers only" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "This page is for organizers" })).toBeVisible();
   await expect(page.getByRole("link", { name: "Admin" })).toHaveCount(0);
 
   await page.getByRole("button", { name: "Sign out" }).click();

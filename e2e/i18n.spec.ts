@@ -2,13 +2,19 @@
  * A fan whose browser asks for Chinese (Accept-Language zh-CN, navigator.language zh-CN) gets
  * StarArena in Chinese end to end: the pages, the waiting room, the order, the PSP page, the
  * server's error messages (in the page and from the API), and the confirmation e-mail; the
- * header's switcher changes the language for good (cookie and account). Issue 16.
+ * header's switcher changes the language for good (cookie and account). Issue 16. Seats, the pay
+ * page's description and the venue's time zone read in Chinese too, and the mailbox opens the
+ * e-mail's ticket QR codes (issue 42).
  */
 import { expect, test } from "@playwright/test";
 import { localeOfUser } from "./db";
 import { CONFIRM_LINK, mailedLink } from "./helpers";
+import { translator } from "@/lib/i18n/translate";
 
 test.use({ locale: "zh-CN" });
+
+/** A studio seat's label in Chinese (lib/venues/seat-label.ts): "MAIN区 A排 3号". */
+const ZH_SEAT = /^MAIN区 [A-E]排 \d+号$/;
 
 test("a zh-CN browser buys in Chinese, gets a Chinese e-mail and Chinese errors, and can switch to English", async ({ page }, testInfo) => {
   await page.goto("/");
@@ -57,15 +63,24 @@ test("a zh-CN browser buys in Chinese, gets a Chinese e-mail and Chinese errors,
   await page.getByRole("button", { name: "锁定最佳的 2 个座位" }).click();
   await expect(page).toHaveURL(/\/orders\/ord_/);
   await expect(page.getByTestId("order-status")).toHaveText("座位已锁定——等待付款");
+  // Seats and times in Chinese: "MAIN区 A排 3号", the venue's zone by its Chinese name (not "GMT+1").
+  await expect(page.getByTestId("order-seat")).toHaveText([ZH_SEAT, ZH_SEAT]);
+  await expect(page.getByTestId("order").locator("header")).toContainText("中欧时间");
+  await expect(page.getByTestId("order")).not.toContainText("GMT");
   await page.getByRole("button", { name: /^支付 / }).click();
   await expect(page).toHaveURL(/\/sandbox-psp\/checkout\//);
   await expect(page.getByTestId("sandbox-banner")).toHaveText("StarArena 沙盒支付——仅用于测试付款，不会产生真实扣款。");
+  await expect(page.getByTestId("checkout-description")).toHaveText(/^2 张票 — Studio Session/);
   await expect(page.getByTestId("checkout-countdown")).toContainText("剩余时间");
   await page.screenshot({ path: testInfo.outputPath("zh-psp.png"), fullPage: true });
   await page.getByRole("button", { name: "确认付款" }).click();
   await expect(page.getByTestId("order-status")).toHaveText("你的票已出好");
   await expect(page.getByTestId("ticket")).toHaveCount(2);
+  await expect(page.getByTestId("ticket-seat")).toHaveText([ZH_SEAT, ZH_SEAT]);
   await page.screenshot({ path: testInfo.outputPath("zh-order-ticketed.png"), fullPage: true });
+  await page.goto("/tickets");
+  await expect(page.getByTestId("ticket-seat")).toHaveText([ZH_SEAT, ZH_SEAT]);
+  await expect(page.getByTestId("ticket-when").first()).toContainText("中欧时间");
 
   // The confirmation e-mail is in Chinese.
   await expect(async () => {
@@ -74,8 +89,17 @@ test("a zh-CN browser buys in Chinese, gets a Chinese e-mail and Chinese errors,
   }).toPass({ timeout: 30_000 });
   await expect(page.getByTestId("mail").first()).toContainText("谢谢——已收到你的付款");
   await expect(page.getByTestId("mail").first()).toContainText("门票（入场时出示二维码，或报出票码）");
+  await expect(page.getByTestId("mail").first()).toContainText(/MAIN区 [A-E]排 \d+号 — 票码/);
+  // Its two ticket QR codes open from the mailbox, as the PNGs they are.
+  const attachments = page.getByTestId("mail").first().getByTestId("mail-attachment");
+  await expect(attachments).toHaveCount(2);
+  for (const href of await attachments.evaluateAll((links) => links.map((a) => a.getAttribute("href")!))) {
+    const png = await page.request.get(href);
+    expect(png.headers()["content-type"]).toBe("image/png");
+    expect((await png.body()).subarray(1, 4).toString()).toBe("PNG");
+  }
 
-  // A refusal from the server, in the page: over the per-fan limit (2 bought + 3 asked > 4).
+  // Back in line: the page says in Chinese what the fan may still buy (2 bought of 4), and offers no more.
   await page.goto("/events/studio-session/queue");
   const rejoin = page.getByRole("button", { name: "重新排队" });
   await expect(async () => {
@@ -83,14 +107,19 @@ test("a zh-CN browser buys in Chinese, gets a Chinese e-mail and Chinese errors,
     if (await rejoin.isVisible()) await rejoin.click();
     expect(page.url()).toMatch(/admitted=1/);
   }).toPass({ timeout: 30_000, intervals: [500] });
-  await page.getByLabel("座位数", { exact: true }).selectOption("3");
-  await page.getByRole("button", { name: "锁定最佳的 3 个座位" }).click();
-  await expect(page.getByTestId("buy-error")).toHaveText("这场演出每人最多购买 4 张票，你已锁定或购买了 2 张。");
+  await expect(page.getByTestId("fan-quota").first()).toHaveText(translator("zh-CN", "Buy")("quota", { have: 2, limit: 4 }));
+  await expect(page.getByLabel("座位数", { exact: true }).locator("option")).toHaveText(["1", "2"]);
 
-  // …and from the API, answered in the language the request asks for.
+  // A refusal from the server in Chinese: over the per-fan limit (2 bought + 3 asked > 4), with this
+  // fan's admission; and an unknown price level, for a request that asks for Chinese.
   const eventId = /evt_[0-9a-z]+/.exec(await page.request.get("/events/studio-session").then((r) => r.text()))![0];
+  const levelId = ((await (await page.request.get(`/api/events/${eventId}/seat-map`)).json()) as { levels: { id: string }[] }).levels[0]!.id;
+  const origin = new URL(page.url()).origin;
+  const overLimit = await page.request.post(`/api/events/${eventId}/holds`, { headers: { "accept-language": "zh-CN", origin }, data: { kind: "best", priceLevelId: levelId, quantity: 3 } });
+  expect(overLimit.status()).toBe(409);
+  expect(((await overLimit.json()) as { error: string }).error).toBe("这场演出每人最多购买 4 张票，你已锁定或购买了 2 张。");
   const refused = await page.request.post(`/api/events/${eventId}/holds`, {
-    headers: { "accept-language": "zh-CN,zh;q=0.9", origin: new URL(page.url()).origin },
+    headers: { "accept-language": "zh-CN,zh;q=0.9", origin },
     data: { kind: "best", priceLevelId: "lvl_nope", quantity: 1 },
   });
   expect(refused.status()).toBeGreaterThanOrEqual(400);

@@ -28,6 +28,8 @@ test("two fans wait before the on-sale, are admitted in turn; a reload keeps the
   await expect(second.getByTestId("queue")).toHaveAttribute("data-state", "waiting");
   await expect(second.getByTestId("position")).toHaveText("2");
   await expect(second.getByTestId("ahead")).toHaveText("You are next.");
+  // The progress bar has a name a screen reader says (axe: aria-progressbar-name).
+  await expect(second.getByRole("progressbar", { name: "Progress to your turn" })).toHaveAttribute("aria-valuenow", /^\d+$/);
   await second.screenshot({ path: testInfo.outputPath("queue-waiting.png") });
 
   // The first holds a seat.
@@ -35,6 +37,15 @@ test("two fans wait before the on-sale, are admitted in turn; a reload keeps the
   await first.getByRole("button", { name: "Hold the best 2 seats" }).click();
   await expect(first).toHaveURL(/\/orders\/ord_/);
   await expect(first.getByTestId("order-status")).toHaveText("Seats held — waiting for payment");
+  const orderUrl = first.url();
+
+  // The show page's seats left follow the hold within seconds, and agree with the map, whatever
+  // copy of the page the cache serves (it was rendered before the hold).
+  await first.goto(`/events/${slug}`);
+  await expect(first.getByTestId("levels-left")).toHaveText("(48 of 50 left)");
+  await expect(first.getByTestId("price-levels").locator("tbody tr")).toContainText("48 / 50");
+  await expect(first.getByTestId("seat-map")).toHaveAttribute("data-available-count", "48");
+  await first.goto(orderUrl);
 
   // The second reloads: same place, still waiting (the first is still shopping: cap 1).
   await second.reload();
