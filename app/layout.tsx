@@ -4,7 +4,6 @@ import "./globals.css";
 
 export const metadata: Metadata = {
   title: { default: "StarArena", template: "%s · StarArena" },
-  description: "Fair, fast on-sales for shows where demand dwarfs supply.",
   // Static files from public/: the icon, the web app manifest (and robots.txt, served as is).
   icons: { icon: "/favicon.svg" },
   manifest: "/manifest.webmanifest",
