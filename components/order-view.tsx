@@ -118,7 +118,7 @@ export function OrderView({ initial }: { initial: FanOrderView }) {
                       setConfirmGiveBack(false);
                     })
                   }
-                  className="rounded bg-red-500/80 px-4 py-2 font-semibold hover:bg-red-500"
+                  className="button-danger px-4 py-2"
                 >
                   {t("giveBackYes")}
                 </button>

@@ -124,7 +124,7 @@ export default async function SandboxCheckoutPage({ params }: PageProps<"/[local
         <div className="flex gap-3 pt-2">
           <form action={approveCheckout}>
             <input type="hidden" name="checkoutId" value={checkout.id} />
-            <button type="submit" className="rounded-md bg-emerald-600 px-4 py-2 font-semibold hover:bg-emerald-500" data-testid="approve-payment">
+            <button type="submit" className="button-go px-4 py-2" data-testid="approve-payment">
               {t("approve")}
             </button>
           </form>
@@ -141,7 +141,7 @@ export default async function SandboxCheckoutPage({ params }: PageProps<"/[local
           {t("knobs", { knobs: activeKnobs.join(" · ") })}
         </p>
       )}
-      <p className="text-xs text-white/40">{t("ids", { checkout: checkout.id, order: checkout.orderId })}</p>
+      <p className="text-xs text-white/60">{t("ids", { checkout: checkout.id, order: checkout.orderId })}</p>
     </Shell>
   );
 }
