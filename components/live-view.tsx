@@ -9,8 +9,7 @@ import { useLocale, useTranslations } from "next-intl";
 import { useState } from "react";
 import { SalesChart } from "@/components/sales-chart";
 import type { LiveStats } from "@/lib/dashboard/live";
-import { formatClockInZone } from "@/lib/dashboard/clock";
-import { formatCount, formatMoney } from "@/lib/format";
+import { formatCount, formatMoney, formatTimeInZone } from "@/lib/format";
 import { intlLocale } from "@/lib/i18n/config";
 import { rateInForce } from "@/lib/waiting-room/rate";
 
@@ -80,9 +79,9 @@ export function LiveView({ eventId, name, timeZone }: { eventId: string; name: s
   return (
     <div className="space-y-6" data-testid="live-view">
       <header className="flex flex-wrap items-baseline justify-between gap-2">
-        <h1 className="min-w-0 break-words text-3xl font-bold">{t("title", { name })}</h1>
+        <h1 className="min-w-0 break-words text-2xl font-bold sm:text-3xl">{t("title", { name })}</h1>
         <p className="text-sm text-white/60" data-testid="live-updated" data-at={data.at}>
-          {t("updated", { time: formatClockInZone(new Date(data.at), timeZone, fmt), minutes: data.windowMinutes })}
+          {t("updated", { time: formatTimeInZone(new Date(data.at), timeZone, fmt, { seconds: true }), minutes: data.windowMinutes })}
         </p>
       </header>
 

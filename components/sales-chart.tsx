@@ -6,8 +6,13 @@
  */
 import { useLocale, useTranslations } from "next-intl";
 import type { SalesPoint } from "@/lib/dashboard/live";
-import { formatMinuteInZone, zoneLabel } from "@/lib/dashboard/clock";
+import { formatTimeInZone } from "@/lib/format";
 import { intlLocale } from "@/lib/i18n/config";
+
+/** "20:10": a minute's time of day in the venue's zone, 24-hour; the axis names the zone once, at its last tick. */
+function tick(at: Date, timeZone: string, locale: string): string {
+  return new Intl.DateTimeFormat(locale, { hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone }).format(at);
+}
 
 export function SalesChart({ points, timeZone, height = 160 }: { points: SalesPoint[]; timeZone: string; height?: number }) {
   const t = useTranslations("Live");
@@ -25,7 +30,7 @@ export function SalesChart({ points, timeZone, height = 160 }: { points: SalesPo
   const axis = height - below;
   const y = (v: number, max: number) => axis - (v / max) * (axis - pad);
   const line = cumulative.map((c, i) => `${i === 0 ? "M" : "L"}${pad + i * bw + bw / 2},${y(c, maxCum)}`).join(" ");
-  const minute = (iso: string) => formatMinuteInZone(new Date(iso), timeZone, fmt);
+  const minute = (iso: string) => tick(new Date(iso), timeZone, fmt);
   const first = points[0];
   const middle = points[Math.floor(points.length / 2)];
   const last = points[points.length - 1];
@@ -74,9 +79,7 @@ export function SalesChart({ points, timeZone, height = 160 }: { points: SalesPo
         <div className="flex justify-between text-xs tabular-nums text-white/60" data-testid="sales-axis">
           <span>{minute(first.minute)}</span>
           {middle && <span>{minute(middle.minute)}</span>}
-          <span>
-            {minute(last.minute)} {zoneLabel(new Date(last.minute), timeZone, fmt)}
-          </span>
+          <span>{formatTimeInZone(new Date(last.minute), timeZone, fmt)}</span>
         </div>
       )}
     </figure>

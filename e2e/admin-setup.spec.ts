@@ -115,3 +115,51 @@ test("the set-up pages are for organizers only, and only for their own shows", a
   const eventId = /evt_[0-9a-z]+/.exec(await (await page.request.get("/events/studio-session")).text())![0];
   expect((await page.goto(`/admin/events/${eventId}/edit`))?.status()).toBe(403);
 });
+
+test("in Chinese the organizer's dashboard and show form speak Chinese, its problems too; the show's data stays as entered", async ({ browser }) => {
+  test.setTimeout(90_000);
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await signIn(page, ORGANIZER, "/admin");
+  await context.addCookies([{ name: "NEXT_LOCALE", value: "zh-CN", url: page.url() }]);
+
+  await page.goto("/admin");
+  await expect(page.locator("html")).toHaveAttribute("lang", "zh-CN");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("主办方后台");
+  const shows = page.getByTestId("organizer-shows");
+  await expect(shows.locator("th").first()).toHaveText("演出");
+  const studio = shows.locator("tr").filter({ hasText: "Studio Session — Acoustic Night" });
+  await expect(studio.locator('[data-status="published"]')).toContainText("已发布");
+  await expect(studio.getByRole("link", { name: "编辑 Studio Session — Acoustic Night" })).toBeVisible();
+  // The on-sale time in Chinese, with the venue's zone (Berlin) named in Chinese.
+  await expect(studio).toContainText(/\d{4}年\d{1,2}月\d{1,2}日周. 中欧时间 \d{2}:\d{2}/);
+
+  await page.getByRole("link", { name: "新建演出" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("新建演出");
+  await page.getByLabel("场馆").selectOption({ label: "The Studio（Berlin，50 个座位）" });
+  await expect(page.getByTestId("time-zone")).toHaveText("时间均为场馆当地时间：Europe/Berlin。");
+  await expect(page.getByTestId("field-startsAt")).toContainText("24 小时制");
+  await page.getByLabel("票档 1 名称").fill("前排");
+  await page.getByLabel("票档 1 票价").fill("forty");
+  await page.getByLabel("票档 1 排数").fill("5-2");
+  await page.getByLabel("锁座时长（分钟）").fill("0");
+  await page.getByRole("button", { name: "创建演出" }).click();
+  // Every problem in Chinese, with its facts; none in English.
+  await expect(page.getByTestId("form-error")).toHaveText("有些内容需要修改，请查看下方提示。");
+  await expect(page.getByTestId("error-name")).toHaveText("请填写演出名称");
+  await expect(page.getByTestId("error-startsAt")).toHaveText("请填写开演时间");
+  await expect(page.getByTestId("error-holdMinutes")).toHaveText("锁座时长不能小于 1");
+  await expect(page.getByTestId("error-levels.0.price")).toHaveText("请按 79.00 这样的格式填写票价。");
+  await expect(page.getByTestId("error-levels.0.rows")).toHaveText("范围应从较小的排号到较大的排号（2–5）。");
+  // No English in any of them: only the example address, which is a slug.
+  for (const error of await page.locator('[data-testid^="error-"]').allTextContents()) expect(error.replace("summer-night-2027", "")).not.toMatch(/[A-Za-z]{3,}/);
+
+  const eventId = /evt_[0-9a-z]+/.exec(await (await page.request.get("/events/studio-session")).text())![0];
+  await page.goto(`/admin/events/${eventId}/edit`);
+  await expect(page.getByTestId("setup-event-name")).toHaveText("Studio Session — Acoustic Night");
+  await expect(page.getByTestId("event-status")).toHaveText("已发布");
+  await expect(page.getByRole("heading", { name: /座位图预览/ })).toBeVisible();
+  await expect(page.getByTestId("setup-levels").locator("th").first()).toHaveText("票档");
+  await expect(page.getByRole("button", { name: "保存修改" })).toBeVisible();
+  await context.close();
+});

@@ -21,7 +21,7 @@ export default async function AdminPage() {
   const shows = await listOrganizerEvents(db(), organizer.id);
   const [t, admin, status, fmt] = await Promise.all([getTranslations("AdminShows"), getTranslations("Admin"), getTranslations("Admin.status"), getLocale().then(intlLocale)]);
   // Words shown before a value only on a phone, where the table's header is hidden.
-  const phoneLabel = (text: string) => <span className="text-white/60 md:hidden">{text}: </span>;
+  const phoneLabel = (text: string) => <span className="mr-1 text-white/60 md:hidden">{admin("labelled", { label: text })}</span>;
   return (
     <div className="space-y-6">
       <div className="flex flex-wrap items-center justify-between gap-3">

@@ -25,12 +25,12 @@ export default async function DiscrepanciesPage({ params }: PageProps<"/admin/ev
   const rows = await listDiscrepancies(db(), user.id, event.id);
   const [t, admin, fmt] = await Promise.all([getTranslations("Discrepancies"), getTranslations("Admin"), getLocale().then(intlLocale)]);
   const known = (kind: string): kind is KnownKind => (DISCREPANCY_KINDS as readonly string[]).includes(kind);
-  const phoneLabel = (text: string) => <span className="text-white/60 md:hidden">{text}: </span>;
+  const phoneLabel = (text: string) => <span className="mr-1 text-white/60 md:hidden">{admin("labelled", { label: text })}</span>;
   return (
     <div className="space-y-6">
       <EventAdminNav eventId={event.id} name={event.name} current="discrepancies" />
       <h1 className="text-3xl font-bold">{admin("discrepancies")}</h1>
-      <p className="max-w-3xl text-white/70">{t.rich("intro", { em: (chunks) => <em>{chunks}</em> })}</p>
+      <p className="max-w-3xl text-white/70">{t.rich("intro", { em: (chunks) => <em className="font-semibold not-italic">{chunks}</em> })}</p>
       <RunReconciliation eventId={event.id} />
       {rows.length === 0 ? (
         <p className="text-white/60" data-testid="no-discrepancies">
