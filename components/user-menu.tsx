@@ -12,7 +12,7 @@ export function UserMenu() {
   const { data, isPending } = authClient.useSession();
   const router = useRouter();
   const t = useTranslations("Shell");
-  if (isPending) return <span className="text-sm text-white/40">…</span>;
+  if (isPending) return <span className="text-sm text-white/60">…</span>;
   if (!data) {
     return (
       <div className="flex items-center gap-3 text-sm sm:gap-4">

@@ -4,130 +4,18 @@
  * organizer's phone-sized check-in page reads the first one's QR code from a camera — Chromium's
  * fake capture device playing a Y4M video of the real code — and checks it in exactly once; the
  * short code typed by hand then reads "Already used". The organizer adds a door-staff account,
- * which checks the second ticket in by its short code and gets 403 on the rest of /admin. The
+ * which checks the second ticket in by its short code and gets 403 on the rest of /admin, with a
+ * page that leads back to check-in. The
  * third ticket is accepted offline by the organizer's page, meanwhile checked in at another door,
  * and the upload reports the conflict.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
-import path from "node:path";
-import { chromium, expect, request, test, type Browser, type Page } from "@playwright/test";
-import postgres from "postgres";
-import QRCode from "qrcode";
-import { ORGANIZER, signUpOverApi } from "./helpers";
+import { chromium, expect, test, type Browser, type Page } from "@playwright/test";
+import { baseURL, buyOverApi, qrVideo, showBySlug, signInToScan as openScan, ticketsOfOrder } from "./door";
+import { ORGANIZER } from "./helpers";
 
-/** The e2e server's database (scripts/e2e-server.ts: E2E_DATABASE, default stararena_e2e). */
-function e2eDb() {
-  const url = new URL(process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/stararena");
-  url.pathname = `/${process.env.E2E_DATABASE ?? "stararena_e2e"}`;
-  return postgres(url.toString(), { max: 1 });
-}
-
-/**
- * An order's tickets as stored in the e2e server's database (seat order), each with how many
- * times the transition log moved it to `used`. Plain SQL, so this spec loads none of the app's modules.
- */
-async function ticketsOfOrder(orderId: string): Promise<{ id: string; code: string; shortCode: string; status: string; checkIns: number }[]> {
-  const sql = e2eDb();
-  try {
-    const rows = await sql<{ id: string; code: string; short_code: string; status: string; check_ins: number }[]>`
-      select t.id, t.code, t.short_code, t.status,
-             (select count(*)::int from order_transitions o where o.entity = 'ticket' and o.entity_id = t.id and o.to_status = 'used') as check_ins
-      from tickets t where t.order_id = ${orderId} order by t.seat_id`;
-    return rows.map((r) => ({ id: r.id, code: r.code, shortCode: r.short_code, status: r.status, checkIns: r.check_ins }));
-  } finally {
-    await sql.end();
-  }
-}
-
-const W = 640;
-const H = 480;
-
-/** The QR module matrix of `text` as the fan's ticket draws it (lib/tickets/qr.ts: error correction M). */
-const qrOf = (text: string) => QRCode.create(text, { errorCorrectionLevel: "M" });
-
-/** The luma plane (640×480, 0 black … 255 white) of `text`'s QR code, centred, as large as fits with a 4-module white quiet zone. */
-function qrLuma(text: string): Buffer {
-  const qr = qrOf(text);
-  const size = qr.modules.size;
-  const scale = Math.floor(H / (size + 8));
-  const side = size * scale;
-  const x0 = Math.floor((W - side) / 2);
-  const y0 = Math.floor((H - side) / 2);
-  const luma = Buffer.alloc(W * H, 255);
-  for (let my = 0; my < size; my++) {
-    for (let mx = 0; mx < size; mx++) {
-      if (!qr.modules.get(my, mx)) continue;
-      for (let y = 0; y < scale; y++) luma.fill(0, (y0 + my * scale + y) * W + x0 + mx * scale, (y0 + my * scale + y) * W + x0 + (mx + 1) * scale);
-    }
-  }
-  return luma;
-}
-
-/**
- * Writes a YUV4MPEG2 video (640×480, 4:2:0 JPEG-range chroma, 10 identical frames) of `text`'s QR
- * code ({@link qrLuma}) — what
- * Chromium's `--use-file-for-fake-video-capture` plays, in a loop, as the camera.
- * @returns the file's path.
- */
-function qrVideo(text: string, file: string): string {
-  const luma = qrLuma(text);
-  const chroma = Buffer.alloc((W / 2) * (H / 2) * 2, 128);
-  const frame = Buffer.concat([Buffer.from("FRAME\n"), luma, chroma]);
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, Buffer.concat([Buffer.from(`YUV4MPEG2 W${W} H${H} F10:1 Ip A1:1 C420jpeg\n`), ...Array.from({ length: 10 }, () => frame)]));
-  return file;
-}
-
-/** The demo studio show's id and its first price level (by price, highest first). */
-async function studioShow(): Promise<{ eventId: string; priceLevelId: string }> {
-  const sql = e2eDb();
-  try {
-    const [row] = await sql<{ event_id: string; price_level_id: string }[]>`
-      select e.id as event_id, pl.id as price_level_id from events e join price_levels pl on pl.event_id = e.id
-      where e.slug = 'studio-session' order by pl.price_minor desc limit 1`;
-    return { eventId: row!.event_id, priceLevelId: row!.price_level_id };
-  } finally {
-    await sql.end();
-  }
-}
-
-/**
- * A new fan buys `quantity` best-available seats of the studio show over the app's own HTTP API —
- * sign-up (and the mailed link), queue, hold with checkout, approval on the sandbox PSP — as the on-sale simulator does
- * (no fan page involved). The app issues and signs the tickets (webhook → issuance).
- * @returns the order id once its tickets exist.
- */
-async function buyOverApi(quantity: number): Promise<string> {
-  const { eventId, priceLevelId } = await studioShow();
-  const api = await request.newContext({ baseURL, extraHTTPHeaders: { origin: baseURL } });
-  try {
-    await signUpOverApi(api, "Door Fan");
-    expect((await api.post(`/api/events/${eventId}/queue`)).status()).toBeLessThan(300);
-    let token = "";
-    await expect(async () => {
-      const me = (await (await api.get(`/api/events/${eventId}/queue/me`)).json()) as { state?: string; admissionToken?: string | null };
-      expect(me.state).toBe("admitted");
-      token = me.admissionToken ?? "";
-      expect(token).not.toBe("");
-    }).toPass({ timeout: 30_000, intervals: [300] });
-    const hold = await api.post(`/api/events/${eventId}/holds?pay=1`, { data: { kind: "best", priceLevelId, quantity }, headers: { authorization: `Bearer ${token}` } });
-    const held = (await hold.json()) as { orderId?: string; checkoutUrl?: string };
-    expect(hold.status(), JSON.stringify(held)).toBe(201);
-    const checkoutId = /sbx_cs_[0-9a-z]+/.exec(held.checkoutUrl ?? "")![0];
-    const approved = await api.post(`/sandbox-psp/api/checkouts/${checkoutId}/approve`);
-    expect(approved.status(), await approved.text()).toBe(200);
-    await expect(async () => expect(await ticketsOfOrder(held.orderId!)).toHaveLength(quantity)).toPass({ timeout: 60_000, intervals: [500] });
-    return held.orderId!;
-  } finally {
-    await api.dispose();
-  }
-}
-
-/** Signs `page`'s context in through better-auth's API (cookies land in the context), then opens /admin/scan. */
+/** Signs in and opens /admin/scan, in English. */
 async function signInToScan(page: Page, account: { email: string; password: string }) {
-  const r = await page.request.post("/api/auth/sign-in/email", { data: account, headers: { origin: baseURL } });
-  expect(r.status(), await r.text()).toBe(200);
-  await page.goto("/admin/scan");
+  await openScan(page, account);
   await expect(page.getByRole("heading", { name: "Check-in" })).toBeVisible();
 }
 
@@ -150,7 +38,6 @@ async function typeCode(page: Page, code: string) {
   await page.getByRole("button", { name: "Check in", exact: true }).click();
 }
 
-const baseURL = `http://127.0.0.1:${process.env.E2E_PORT ?? 3100}`;
 let camera: Browser | undefined;
 test.afterAll(async () => {
   await camera?.close();
@@ -159,7 +46,7 @@ test.afterAll(async () => {
 test("the door: camera scan checks a ticket in once, the short code by hand, door staff, offline with a conflict", async ({ browser }, testInfo) => {
   test.setTimeout(240_000);
   // ── A fan buys three tickets through the sandbox PSP (the app issues and signs them).
-  const orderId = await buyOverApi(3);
+  const orderId = await buyOverApi(await showBySlug("studio-session"), 3);
   const all = await ticketsOfOrder(orderId);
   const [first, second, third] = [all[0]!, all[1]!, all[2]!];
   const at = (t: { id: string }) => all.findIndex((x) => x.id === t.id);
@@ -213,8 +100,14 @@ test("the door: camera scan checks a ticket in once, the short code by hand, doo
   await typeCode(door, second!.shortCode);
   await expect(door.getByTestId("scan-title")).toHaveText(/^Valid — .*, checked in now$/);
   expect((await ticketsOfOrder(orderId))[at(second!)]).toMatchObject({ status: "used", checkIns: 1 });
-  for (const p of ["/admin", "/admin/events/new", `/admin/orders/${orderId}`]) expect((await door.goto(p))?.status(), p).toBe(403);
-  const { eventId } = await studioShow();
+  for (const p of ["/admin", "/admin/events/new", `/admin/orders/${orderId}`]) {
+    expect((await door.goto(p))?.status(), p).toBe(403);
+    // Not "a fan account": the 403 page says the page is for organizers and leads back to check-in.
+    await expect(door.getByRole("heading", { level: 1 }), p).toHaveText("This page is for organizers");
+    await expect(door.getByRole("link", { name: "You can check tickets in here →" })).toHaveAttribute("href", "/admin/scan");
+  }
+  await expect(door.getByTestId("nav-check-in")).toHaveAttribute("href", "/admin/scan");
+  const { eventId } = await showBySlug("studio-session");
   expect((await door.request.get(`/api/admin/events/${eventId}/live`)).status()).toBe(403);
   await door.goto("/admin/scan");
 

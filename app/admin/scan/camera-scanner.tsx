@@ -143,7 +143,7 @@ export function CameraScanner({ onCode, onStart, onState, overlay }: { onCode: (
   return (
     <div className="space-y-3" data-testid="camera" data-state={state}>
       {state === "off" ? (
-        <button type="button" onClick={() => void start()} className="w-full rounded bg-emerald-700 px-5 py-3 font-semibold text-white hover:bg-emerald-600 sm:w-auto">
+        <button type="button" onClick={() => void start()} className="button-go w-full px-5 py-3 sm:w-auto">
           {t("scanWithCamera")}
         </button>
       ) : (
