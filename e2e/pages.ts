@@ -342,7 +342,8 @@ async function createDoorStaffAccount(account: Account) {
 /**
  * What people entered, which stays as entered in every language (ADR 0029): show names and
  * descriptions, price-level names, venue names and cities, section names, tiers and codes, row
- * labels, people's names; and the tickets' short codes. Read from the e2e server's database.
+ * labels, people's names; the tickets' short codes; and the PSPs' names as payments record them
+ * (sandbox, stripe: brands). Read from the e2e server's database.
  */
 export async function enteredData(): Promise<string[]> {
   const sql = e2eSql();
@@ -351,7 +352,7 @@ export async function enteredData(): Promise<string[]> {
       select name as v from events union select description from events union select name from price_levels
       union select name from venues union select city from venues
       union select name from sections union select code from sections union select tier from sections union select distinct label from rows
-      union select name from "user" union select short_code from tickets`;
+      union select name from "user" union select short_code from tickets union select provider from payments`;
     return rows.map((r) => r.v).filter((v) => v && v.trim());
   } finally {
     await sql.end();

@@ -3,7 +3,8 @@
  * zh-CN, shows no Latin-script word — in its text, in what a screen reader says (aria-label,
  * title, placeholder, alt…) and in its title — other than:
  * - what people entered, which stays as entered: show, price-level, venue and section names,
- *   section codes and row labels, people's names (read from the database: pages.ts `enteredData`);
+ *   section codes and row labels, people's names; and the PSPs' names as payments record them
+ *   (read from the database: pages.ts `enteredData`);
  * - ids (`ord_…`, `sbx_cs_…`, time zones such as Europe/Berlin), codes (anything with a digit:
  *   ticket short codes, seat numbers, times, prices), ISO currency codes (EUR), UTC/GMT offsets,
  *   e-mail and web addresses and the site's own paths (`/events/…`);
@@ -18,10 +19,10 @@ import { enteredData, enter, PAGES, walkSetup, type Walk } from "./pages";
 /**
  * Names no one translates: the product, the payment brands a Chinese fan knows by these names
  * (Alipay and WeChat Pay also read 支付宝 / 微信支付), the card PSP, "PSP" itself, which the
- * sandbox's pages use as a term of art in both languages, and the keys named as printed on a
- * keyboard (the seat map's help). lib/i18n/catalogue.test.ts allows the same.
+ * sandbox's pages use as a term of art in both languages, the file format the organizer downloads
+ * (下载 CSV), and the keys named as printed on a keyboard (the seat map's help).
  */
-const SAME_IN_EVERY_LANGUAGE = ["StarArena", "Alipay", "WeChat Pay", "Stripe", "PSP", "Page Up", "Page Down"];
+const SAME_IN_EVERY_LANGUAGE = ["StarArena", "Alipay", "WeChat Pay", "Stripe", "PSP", "CSV", "Page Up", "Page Down"];
 
 /** One piece of text a person reads, and where: `page · element · what` (text, an attribute, the title). */
 export interface Seen {
