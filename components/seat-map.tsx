@@ -6,12 +6,19 @@
  *
  * Picking is section-first: seats are tappable only at a zoom where neighbours are at least
  * 24 CSS px apart (lib/venues/seat-map-nav.ts); below it a tap zooms to the tapped section.
- * From the keyboard the map is one stop: arrows move along a row and between rows, Page Up/Down
- * between sections, Enter or Space picks, +/− zoom, 0 shows the whole venue; every move is
- * announced (seat, level, price, free or taken). A list of a section's free seats is the
+ * Zoomed in that far, each row's label is written at its two ends and the section's name in
+ * the map's corner. From the keyboard the map is one stop: arrows move to the neighbouring seat
+ * in their direction on screen (also in the side sections, whose rows run up and down), Page
+ * Up/Down between sections, Enter or Space picks, +/− zoom, 0 shows the whole venue; every move
+ * is announced (seat, level, price, free or taken). A list of a section's free seats is the
  * fallback for screen readers and small phones. Picked seats are white circles (shape and
  * colour), taken seats small dark squares. Geometry loads once; availability (a bitset)
  * refreshes every 2 s.
+ *
+ * Every word is the reader's language: seat labels are composed from the seat's parts
+ * (lib/venues/seat-label.ts), section names from their codes. Nothing above the map changes
+ * height while a fan picks (the hint is below it, the zoom buttons beside the tabs), so a tap
+ * lands where the fan aimed.
  */
 import { useQuery } from "@tanstack/react-query";
 import { useLocale, useTranslations } from "next-intl";
@@ -19,7 +26,8 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { TransformComponent, TransformWrapper, type ReactZoomPanPinchContentRef } from "react-zoom-pan-pinch";
 import type { Availability } from "@/lib/inventory/availability";
 import type { SeatMapData } from "@/lib/venues/seat-map";
-import { canPick, indexSeats, moveFrom, pickScale, sectionAt, seatNear, seatsBox, toPlan, viewOf, viewShowing, type MapView, type SeatMove } from "@/lib/venues/seat-map-nav";
+import { seatLabel, type SeatWords } from "@/lib/venues/seat-label";
+import { arrowMove, canPick, indexSeats, moveFrom, pickScale, rowEnds, sectionAt, seatNear, seatParts, seatsBox, toPlan, viewOf, viewShowing, type Arrow, type MapView, type SeatMove } from "@/lib/venues/seat-map-nav";
 import { formatCount, formatMoney } from "@/lib/format";
 import { intlLocale } from "@/lib/i18n/config";
 
@@ -45,7 +53,7 @@ function decodeBits(b64: string): Uint8Array {
 
 const isFree = (bits: Uint8Array | null, i: number) => (bits ? ((bits[i >> 3] ?? 0) & (0x80 >> (i & 7))) !== 0 : true);
 
-/** A seat as the map reports it to its parent. */
+/** A seat as the map reports it to its parent; `label` in the reader's language. */
 export interface MapSeat {
   ordinal: number;
   label: string;
@@ -53,15 +61,24 @@ export interface MapSeat {
   free: boolean;
 }
 
-function seatOf(data: SeatMapData, bits: Uint8Array | null, i: number): MapSeat {
-  const level = data.levels[data.seats.level[i]!] ?? null;
-  return { ordinal: i, label: data.seats.label[i]!, level, free: level !== null && isFree(bits, i) };
-}
-
-/** The map's words: the `SeatMap` namespace's translator and the Intl locale numbers are formatted in. */
+/** The map's words: the `SeatMap` and `Seat` namespaces' translators and the Intl locale numbers are formatted in. */
 interface Words {
   t: ReturnType<typeof useTranslations<"SeatMap">>;
+  seat: SeatWords;
   fmt: string;
+}
+
+/** Whether seat `i` is on sale and free (without composing its label: cheap enough for every seat). */
+const seatFree = (data: SeatMapData, bits: Uint8Array | null, i: number) => data.seats.level[i]! >= 0 && isFree(bits, i);
+
+function seatOf(words: Words, data: SeatMapData, bits: Uint8Array | null, i: number): MapSeat {
+  const level = data.levels[data.seats.level[i]!] ?? null;
+  return { ordinal: i, label: seatLabel(words.seat, seatParts(data, i)), level, free: level !== null && isFree(bits, i) };
+}
+
+/** A section's name in the reader's language, from its code ("Section 110" / "110区"; the standing floor by its kind). */
+function sectionName(t: Words["t"], section: SeatMapData["sections"][number]): string {
+  return section.kind === "general_admission" ? t("floorName") : t("sectionName", { code: section.code });
 }
 
 /** What a screen reader hears for a seat: label, level, price (or "taken"), "picked". */
@@ -73,7 +90,9 @@ function describe({ t, fmt }: Words, seat: MapSeat, picked: boolean): string {
 /** Milliseconds on the page's monotonic clock (tap timing, read in event handlers only). */
 const clock = () => performance.now();
 
-const KEY_MOVES: Record<string, SeatMove> = { ArrowLeft: "left", ArrowRight: "right", ArrowUp: "front", ArrowDown: "back", PageDown: "next-section", PageUp: "previous-section" };
+/** Arrow keys by their direction on screen (lib/venues/seat-map-nav.ts `arrowMove` turns one into a move along the row or between rows); the section keys. */
+const ARROWS: Record<string, Arrow> = { ArrowLeft: "left", ArrowRight: "right", ArrowUp: "up", ArrowDown: "down" };
+const SECTION_KEYS: Record<string, SeatMove> = { PageDown: "next-section", PageUp: "previous-section" };
 
 /**
  * @param selected seat ordinals drawn as picked.
@@ -81,8 +100,9 @@ const KEY_MOVES: Record<string, SeatMove> = { ArrowLeft: "left", ArrowRight: "ri
  */
 export function SeatMap({ eventId, selected = [], onSeatClick }: { eventId: string; selected?: number[]; onSeatClick?: (seat: MapSeat) => void }) {
   const t = useTranslations("SeatMap");
+  const seatWords = useTranslations("Seat") as unknown as SeatWords;
   const fmt = intlLocale(useLocale());
-  const words: Words = { t, fmt };
+  const words: Words = { t, seat: seatWords, fmt };
   const map = useQuery({ queryKey: ["seat-map", eventId], queryFn: () => getJson<SeatMapData>(`/api/events/${eventId}/seat-map`), staleTime: Infinity });
   const availability = useQuery({
     queryKey: ["availability", eventId],
@@ -126,6 +146,11 @@ export function SeatMap({ eventId, selected = [], onSeatClick }: { eventId: stri
   const maxScale = Math.max(4, minPick * 2.5);
   const pickable = data ? canPick(view, data.pitch, base) : false;
 
+  // The canvas's words, in the reader's language.
+  const stageWord = t("stage");
+  const floorWord = t("floor");
+  const sectionNames = useMemo(() => (data ? data.sections.map((s) => sectionName(t, s)) : []), [data, t]);
+
   const draw = useCallback(() => {
     const canvas = canvasRef.current;
     if (!canvas || !data || !width) return;
@@ -159,7 +184,7 @@ export function SeatMap({ eventId, selected = [], onSeatClick }: { eventId: stri
     ctx.font = `bold ${Math.max(16, 12 * px)}px sans-serif`;
     ctx.textAlign = "center";
     ctx.textBaseline = "middle";
-    ctx.fillText("STAGE", sx, sy);
+    ctx.fillText(stageWord, sx, sy);
 
     // Only what is on screen (plus a seat's margin).
     const x0 = -v.x / k - data.pitch;
@@ -202,10 +227,73 @@ export function SeatMap({ eventId, selected = [], onSeatClick }: { eventId: stri
     }
     ctx.fillStyle = "rgba(255,255,255,0.8)";
     ctx.font = `${11 * px}px sans-serif`;
-    if (!canPick(v, data.pitch, base)) for (const section of data.sections) ctx.fillText(section.code, section.labelX, section.labelY);
+    if (!canPick(v, data.pitch, base)) {
+      for (const section of data.sections) ctx.fillText(section.kind === "general_admission" ? floorWord : section.code, section.labelX, section.labelY);
+    } else if (index) {
+      // Zoomed in to pick: each seated row's label at both of its ends, in the aisle. A row whose
+      // ends are both out of view has its label pinned to the map's edge beside it (left for a
+      // row across the screen, bottom for one up and down it), so the row is always named.
+      ctx.fillStyle = "rgba(255,255,255,0.7)";
+      ctx.font = `${10 * px}px sans-serif`;
+      const pinned: { text: string; x: number; y: number }[] = [];
+      const written: [number, number][] = [];
+      const inView = (ux: number, uy: number) => ux >= -v.x / k && ux <= (width - v.x) / k && uy >= -v.y / k && uy <= (height - v.y) / k;
+      for (let r = 0; r < index.rows.length; r++) {
+        const row = index.rows[r]!;
+        if (row.length === 0 || data.sections[data.seats.section[row[0]!]!]?.kind !== "seated") continue;
+        const ends = rowEnds(data.seats, row, data.pitch * 1.1);
+        if (!ends) continue;
+        let named = false;
+        for (const [ex, ey] of ends) {
+          if (!inView(ex, ey)) continue;
+          named = true;
+          // In an aisle the same row of the next section ends a few px away: one label serves both.
+          const sx = v.x + k * ex;
+          const sy = v.y + k * ey;
+          if (written.some((w) => Math.abs(w[0] - sx) < 18 && Math.abs(w[1] - sy) < 10)) continue;
+          written.push([sx, sy]);
+          ctx.fillText(data.rows[r] ?? "", ex, ey);
+        }
+        if (named) continue;
+        const across = Math.abs(ends[1][0] - ends[0][0]) >= Math.abs(ends[1][1] - ends[0][1]);
+        let at = -1;
+        for (const o of row) {
+          if (!inView(x[o]!, y[o]!)) continue;
+          if (at < 0 || (across ? x[o]! < x[at]! : y[o]! > y[at]!)) at = o;
+        }
+        if (at >= 0) pinned.push({ text: data.rows[r] ?? "", x: across ? 0 : v.x + k * x[at]!, y: across ? v.y + k * y[at]! : height });
+      }
+      ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+      ctx.font = "bold 10px sans-serif";
+      for (const pin of pinned) {
+        const w = Math.max(16, ctx.measureText(pin.text).width + 6);
+        const left = pin.x === 0 ? 2 : Math.min(width - w - 2, Math.max(2, pin.x - w / 2));
+        const top = pin.y === height ? height - 16 : pin.y - 7;
+        ctx.fillStyle = "rgba(11,16,32,0.8)";
+        ctx.beginPath();
+        ctx.roundRect(left, top, w, 14, 4);
+        ctx.fill();
+        ctx.fillStyle = "#f8fafc";
+        ctx.fillText(pin.text, left + w / 2, top + 7);
+      }
+      // The section in the middle of the view, named in the map's top-right corner (clear of the rows' labels on the left).
+      const [cx, cy] = toPlan(v, base, width / 2, height / 2);
+      const near = seatNear(data.seats, cx, cy, Infinity);
+      const name = near >= 0 ? sectionNames[data.seats.section[near]!] : undefined;
+      if (name) {
+        ctx.font = "bold 13px sans-serif";
+        const w = ctx.measureText(name).width + 16;
+        ctx.fillStyle = "rgba(11,16,32,0.85)";
+        ctx.beginPath();
+        ctx.roundRect(width - 8 - w, 8, w, 24, 6);
+        ctx.fill();
+        ctx.fillStyle = "#f8fafc";
+        ctx.fillText(name, width - 8 - w / 2, 20);
+      }
+    }
     // Read by `npm run bench:seatmap` (frame time while panning), and visible in the browser's performance panel.
     performance.measure("seat-map draw", { start: started, end: performance.now() });
-  }, [data, bits, selected, focus, width, height, base]);
+  }, [data, index, bits, selected, focus, width, height, base, stageWord, floorWord, sectionNames]);
 
   const frame = useRef(0);
   const redraw = useCallback(() => {
@@ -224,9 +312,8 @@ export function SeatMap({ eventId, selected = [], onSeatClick }: { eventId: stri
   function pick(i: number) {
     if (!data) return;
     setFocus(i);
-    onSeatClick?.(seatOf(data, bits, i));
+    onSeatClick?.(seatOf(words, data, bits, i));
   }
-
 
   /** A tap or click at (px, py), CSS px from the map's corner. */
   function tapAt(px: number, py: number) {
@@ -234,6 +321,8 @@ export function SeatMap({ eventId, selected = [], onSeatClick }: { eventId: stri
     const v = viewRef.current;
     const [ux, uy] = toPlan(v, base, px, py);
     if (!canPick(v, data.pitch, base)) {
+      // The "click to zoom in" tooltip has done its job.
+      setHover(null);
       const s = sectionAt(data.sections, ux, uy);
       const box = s >= 0 ? seatsBox(data.seats, index.sections[s] ?? [], data.pitch * 2) : null;
       if (box) goTo(viewOf(box, { width, height, base, minScale: minPick, maxScale, focus: [ux, uy] }));
@@ -249,10 +338,12 @@ export function SeatMap({ eventId, selected = [], onSeatClick }: { eventId: stri
     const v = viewRef.current;
     const first = () => {
       const seats = index.sections.find((s) => s.length > 0) ?? [];
-      return seats.find((o) => seatOf(data, bits, o).free) ?? seats[0] ?? 0;
+      return seats.find((o) => seatFree(data, bits, o)) ?? seats[0] ?? 0;
     };
     let to: number | null = null;
-    if (KEY_MOVES[e.key]) to = focus === null ? first() : moveFrom(data, index, focus, KEY_MOVES[e.key]!);
+    const arrow = ARROWS[e.key];
+    const sectionMove = SECTION_KEYS[e.key];
+    if (arrow || sectionMove) to = focus === null ? first() : moveFrom(data, index, focus, sectionMove ?? arrowMove(data, index, focus, arrow!));
     else if ((e.key === "Enter" || e.key === " ") && onSeatClick) {
       if (focus === null) to = first();
       else {
@@ -279,16 +370,16 @@ export function SeatMap({ eventId, selected = [], onSeatClick }: { eventId: stri
     const [ux, uy] = toPlan(v, base, px, py);
     if (!canPick(v, data.pitch, base)) {
       const s = sectionAt(data.sections, ux, uy);
-      return setHover(s >= 0 ? { label: t("zoomSection", { section: data.sections[s]!.name }), x: px, y: py } : null);
+      return setHover(s >= 0 ? { label: t("zoomSection", { section: sectionNames[s] ?? "" }), x: px, y: py } : null);
     }
     const i = seatNear(data.seats, ux, uy, data.pitch * 0.6);
-    setHover(i >= 0 ? { label: describe(words, seatOf(data, bits, i), selected.includes(i)), x: px, y: py } : null);
+    setHover(i >= 0 ? { label: describe(words, seatOf(words, data, bits, i), selected.includes(i)), x: px, y: py } : null);
   }
 
   if (map.isError) return <p className="text-red-300">{t("loadFailed")}</p>;
   const seatCount = data?.seats.x.length ?? 0;
   // What the live region says: the focused seat as it is now (moved to, picked, unpicked, or just taken).
-  const announcement = focus !== null && data ? describe(words, seatOf(data, bits, focus), selected.includes(focus)) : "";
+  const announcement = focus !== null && data ? describe(words, seatOf(words, data, bits, focus), selected.includes(focus)) : "";
   const hint = !onSeatClick
     ? t("hintView")
     : pickable
@@ -297,15 +388,28 @@ export function SeatMap({ eventId, selected = [], onSeatClick }: { eventId: stri
 
   return (
     <div className="space-y-3">
-      <div className="flex flex-wrap items-center gap-2 text-sm" role="tablist" aria-label={t("howToShow")}>
-        {(["map", "list"] as const).map((which) => (
-          <button key={which} role="tab" aria-selected={tab === which} onClick={() => setTab(which)} className={`rounded px-3 py-1 ${tab === which ? "bg-white/20 font-semibold" : "bg-white/5 hover:bg-white/10"}`}>
-            {which === "map" ? t("tabMap") : t("tabList")}
-          </button>
-        ))}
-        <span className="text-white/60" data-testid="seat-map-hint">
-          {tab === "map" ? hint : t("listHint")}
-        </span>
+      {/* One row of fixed height above the map: the tabs, and the zoom buttons (beside the map, never over its labels). */}
+      <div className="flex flex-wrap items-center justify-between gap-2 text-sm">
+        <div className="flex gap-2" role="tablist" aria-label={t("howToShow")}>
+          {(["map", "list"] as const).map((which) => (
+            <button key={which} role="tab" aria-selected={tab === which} onClick={() => setTab(which)} className={`h-9 rounded px-3 ${tab === which ? "bg-white/20 font-semibold" : "bg-white/5 hover:bg-white/10"}`}>
+              {which === "map" ? t("tabMap") : t("tabList")}
+            </button>
+          ))}
+        </div>
+        {tab === "map" && (
+          <div className="flex gap-1" role="group" aria-label={t("zoomControls")} data-testid="seat-map-zoom">
+            <ZoomButton label={t("zoomIn")} disabled={!data} onClick={() => void zoomRef.current?.zoomIn(0.6)}>
+              +
+            </ZoomButton>
+            <ZoomButton label={t("zoomOut")} disabled={!data} onClick={() => void zoomRef.current?.zoomOut(0.6)}>
+              −
+            </ZoomButton>
+            <ZoomButton label={t("wholeVenue")} disabled={!data} onClick={() => void zoomRef.current?.resetTransform()}>
+              ⤢
+            </ZoomButton>
+          </div>
+        )}
       </div>
       {tab === "map" ? (
         <div ref={boxRef} className="w-full">
@@ -323,6 +427,8 @@ export function SeatMap({ eventId, selected = [], onSeatClick }: { eventId: stri
                 const v = { scale: state.scale, x: state.positionX, y: state.positionY };
                 viewRef.current = v;
                 setView(v);
+                // A tooltip says what was under the pointer before the view moved: gone until the pointer moves.
+                setHover(null);
                 redraw();
               }}
             >
@@ -373,19 +479,6 @@ export function SeatMap({ eventId, selected = [], onSeatClick }: { eventId: stri
             />
           )}
           {!data && <div className="aspect-[1000/820] w-full rounded-xl border border-white/10 bg-[#0d1326]" data-testid="seat-map-loading" />}
-          {data && (
-            <div className="absolute right-2 top-2 flex flex-col gap-1">
-              <ZoomButton label={t("zoomIn")} onClick={() => void zoomRef.current?.zoomIn(0.6)}>
-                +
-              </ZoomButton>
-              <ZoomButton label={t("zoomOut")} onClick={() => void zoomRef.current?.zoomOut(0.6)}>
-                −
-              </ZoomButton>
-              <ZoomButton label={t("wholeVenue")} onClick={() => void zoomRef.current?.resetTransform()}>
-                ⤢
-              </ZoomButton>
-            </div>
-          )}
           {hover && (
             <div className="pointer-events-none absolute max-w-[16rem] rounded bg-black/85 px-2 py-1 text-xs" style={{ left: Math.min(hover.x + 12, Math.max(0, width - 200)), top: hover.y + 12 }}>
               {hover.label}
@@ -398,6 +491,10 @@ export function SeatMap({ eventId, selected = [], onSeatClick }: { eventId: stri
       )}
       <p id={`seat-map-live-${eventId}`} aria-live="polite" className="sr-only" data-testid="seat-map-announcement">
         {announcement}
+      </p>
+      {/* Below the map: it changes as the fan zooms, and nothing above the map may change height. */}
+      <p className="text-sm text-white/60" data-testid="seat-map-hint">
+        {tab === "map" ? hint : t("listHint")}
       </p>
       <div className="flex flex-wrap items-center gap-x-4 gap-y-1 text-sm">
         {data?.levels.map((l) => (
@@ -420,9 +517,9 @@ export function SeatMap({ eventId, selected = [], onSeatClick }: { eventId: stri
   );
 }
 
-function ZoomButton({ label, onClick, children }: { label: string; onClick: () => void; children: React.ReactNode }) {
+function ZoomButton({ label, onClick, disabled, children }: { label: string; onClick: () => void; disabled?: boolean; children: React.ReactNode }) {
   return (
-    <button type="button" aria-label={label} title={label} onClick={onClick} className="h-9 w-9 rounded bg-black/70 text-lg leading-none hover:bg-black/90">
+    <button type="button" aria-label={label} title={label} onClick={onClick} disabled={disabled} className="h-9 w-9 rounded bg-white/10 text-lg leading-none hover:bg-white/20 disabled:opacity-50">
       {children}
     </button>
   );
@@ -433,16 +530,16 @@ function ZoomButton({ label, onClick, children }: { label: string; onClick: () =
  * Sections are offered in the plan's order with their free counts.
  */
 function SeatList({ words, data, index, bits, selected, onSeatClick }: { words: Words; data: SeatMapData; index: ReturnType<typeof indexSeats>; bits: Uint8Array | null; selected: number[]; onSeatClick?: (seat: MapSeat) => void }) {
-  const sections = data.sections.map((s, i) => ({ ...s, i, free: (index.sections[i] ?? []).filter((o) => seatOf(data, bits, o).free).length })).filter((s) => (index.sections[s.i] ?? []).length > 0);
+  const sections = data.sections.map((s, i) => ({ ...s, i, free: (index.sections[i] ?? []).filter((o) => seatFree(data, bits, o)).length })).filter((s) => (index.sections[s.i] ?? []).length > 0);
   const [section, setSection] = useState(sections.find((s) => s.free > 0)?.i ?? sections[0]?.i ?? 0);
   const rows = new Map<number, number[]>();
   for (const o of index.sections[section] ?? []) {
-    if (!seatOf(data, bits, o).free && !selected.includes(o)) continue;
+    if (!seatFree(data, bits, o) && !selected.includes(o)) continue;
     const r = data.seats.row[o]!;
     rows.set(r, [...(rows.get(r) ?? []), o]);
   }
   const { t, fmt } = words;
-  const rowName = (o: number) => /Row ([^·]+)/.exec(data.seats.label[o]!)?.[1]?.trim() ?? String(data.seats.row[o]);
+  const rowName = (o: number) => data.rows[data.seats.row[o]!] ?? "";
   return (
     <div className="space-y-3" data-testid="seat-list">
       <label className="flex flex-wrap items-center gap-2 text-sm">
@@ -450,7 +547,7 @@ function SeatList({ words, data, index, bits, selected, onSeatClick }: { words: 
         <select value={section} onChange={(e) => setSection(Number(e.target.value))} className="max-w-full rounded bg-black/40 px-3 py-2">
           {sections.map((s) => (
             <option key={s.i} value={s.i}>
-              {t("sectionFree", { name: s.name, count: formatCount(s.free, fmt) })}
+              {t("sectionFree", { name: sectionName(t, s), count: formatCount(s.free, fmt) })}
             </option>
           ))}
         </select>
@@ -461,7 +558,7 @@ function SeatList({ words, data, index, bits, selected, onSeatClick }: { words: 
           <div key={r} className="flex flex-wrap items-center gap-1" role="group" aria-label={t("row", { row: rowName(ordinals[0]!) })}>
             <span className="w-16 shrink-0 text-xs text-white/60">{t("row", { row: rowName(ordinals[0]!) })}</span>
             {ordinals.map((o) => {
-              const seat = seatOf(data, bits, o);
+              const seat = seatOf(words, data, bits, o);
               const picked = selected.includes(o);
               return (
                 <button

@@ -116,8 +116,8 @@ export async function enterThroughQueue(page: Page, slug: string, rejoinLabel = 
   await expect(page.getByTestId("buy-panel")).toHaveAttribute("data-turn", "admitted");
 }
 
-/** The seat-map API's geometry, as much as the tests use. */
-export type MapGeometry = { width: number; sections: { code: string }[]; seats: { x: number[]; y: number[]; section: number[]; row: number[]; number: number[]; label: string[] } };
+/** The seat-map API's geometry, as much as the tests use (`rows`: each dense row index's label; lib/venues/seat-map.ts). */
+export type MapGeometry = { width: number; sections: { code: string; kind: string }[]; rows: string[]; seats: { x: number[]; y: number[]; section: number[]; row: number[]; number: number[] } };
 
 /** The show's seat map geometry (from the seat-map API). */
 export async function seatMapOf(page: Page, eventId: string): Promise<MapGeometry> {
@@ -132,7 +132,8 @@ export async function seatMapOf(page: Page, eventId: string): Promise<MapGeometr
 export async function clickSeat(page: Page, eventId: string, ordinal: number, opts: { touch?: boolean } = {}) {
   const map = await seatMapOf(page, eventId);
   const canvas = page.getByTestId("seat-map");
-  await canvas.scrollIntoViewIfNeeded();
+  // In the middle of the screen: clear of the buy panel's bar, which sticks to the bottom while picking.
+  await canvas.evaluate((el) => el.scrollIntoView({ block: "center" }));
   const at = async () => {
     const box = (await canvas.boundingBox())!;
     const [scale, x, y] = (await canvas.getAttribute("data-view"))!.split(" ").map(Number) as [number, number, number];
@@ -160,7 +161,7 @@ export async function clickSeat(page: Page, eventId: string, ordinal: number, op
 /** Two seats side by side (ordinals, in seat-number order) in row 1 of the arena section `code`, seat numbers `from` and `from` + 1. */
 export function adjacentPair(map: MapGeometry, code: string, from: number): [number, number] {
   const section = map.sections.findIndex((s) => s.code === code);
-  const inRow = map.seats.section.map((s, i) => i).filter((i) => map.seats.section[i] === section && /Row 1 ·/.test(map.seats.label[i]!));
+  const inRow = map.seats.section.map((s, i) => i).filter((i) => map.seats.section[i] === section && map.rows[map.seats.row[i]!] === "1");
   const a = inRow.find((i) => map.seats.number[i] === from)!;
   const b = inRow.find((i) => map.seats.number[i] === from + 1)!;
   return [a, b];

@@ -1,8 +1,8 @@
 /**
  * The seat map from the keyboard alone (desktop project): after signing in and reaching the
  * front of the queue, the fan never touches the mouse — focus moves with Tab-able controls and
- * the map's own keys (lib/venues/seat-map-nav.ts), and what the map says is checked in its
- * live region.
+ * the map's own keys (lib/venues/seat-map-nav.ts: arrows go the way they point on screen, also
+ * in the side sections), and what the map says is checked in its live region.
  */
 import { expect, test } from "@playwright/test";
 import { createArenaShow } from "./db";
@@ -38,6 +38,17 @@ test("a fan picks two adjacent seats on the arena's map and buys them with the k
   await expect(said).toHaveText(/^Sec 212 · Row 2 · Seat \d+, Upper bowl, €79\.00$/);
   await expect(page.getByTestId("picked-seats")).toHaveText("Sec 212 · Row 1 · Seat 7, Sec 212 · Row 1 · Seat 8");
   await page.getByTestId("seat-map").screenshot({ path: testInfo.outputPath("keyboard-seat-map-picked.png") });
+
+  // Section 223, right of the stage, has rows running up the screen with seat 1 at the bottom:
+  // → goes right on screen (to the row behind), ↑ up (to the next seat number).
+  for (let i = 0; i < 40 && !/^Sec 223 · /.test((await said.textContent()) ?? ""); i++) await page.keyboard.press("PageDown");
+  await expect(said).toHaveText(/^Sec 223 · Row 1 · Seat 1, /);
+  await page.keyboard.press("ArrowRight");
+  await expect(said).toHaveText(/^Sec 223 · Row 2 · Seat 1, /);
+  await page.keyboard.press("ArrowUp");
+  await expect(said).toHaveText(/^Sec 223 · Row 2 · Seat 2, /);
+  await page.keyboard.press("ArrowLeft");
+  await expect(said).toHaveText(/^Sec 223 · Row 1 · Seat \d+, /);
 
   await press(/Hold 2 seats · €158\.00/);
   await expect(page).toHaveURL(/\/orders\/ord_/);

@@ -6,13 +6,14 @@
 import { describe, expect, it } from "vitest";
 import type { SeatMapData } from "@/lib/venues/seat-map";
 import { seatPitch } from "@/lib/venues/seat-map";
-import { canPick, indexSeats, moveFrom, pickScale, sectionAt, seatNear, seatsBox, toPlan, toScreen, viewOf, viewShowing } from "@/lib/venues/seat-map-nav";
+import { arrowMove, canPick, indexSeats, moveFrom, pickScale, rowEnds, sectionAt, seatNear, seatParts, seatsBox, toPlan, toScreen, viewOf, viewShowing, type Arrow } from "@/lib/venues/seat-map-nav";
 import { arenaPlan, studioPlan, type VenuePlan } from "@/lib/venues/plan";
 
 /** A plan in SeatMapData's shape: sections in plan order, rows dense in section then sortOrder order. */
-function asMap(plan: VenuePlan): Pick<SeatMapData, "seats" | "sections"> {
+function asMap(plan: VenuePlan): Pick<SeatMapData, "seats" | "sections" | "rows"> {
   const n = plan.capacity;
-  const seats: SeatMapData["seats"] = { x: [], y: [], level: [], label: [], section: [], row: [], number: [] };
+  const seats: SeatMapData["seats"] = { x: [], y: [], level: [], section: [], row: [], number: [] };
+  const rows: string[] = [];
   let r = 0;
   plan.sections.forEach((s, si) => {
     for (const row of [...s.rows].sort((a, b) => a.sortOrder - b.sortOrder)) {
@@ -20,17 +21,16 @@ function asMap(plan: VenuePlan): Pick<SeatMapData, "seats" | "sections"> {
         seats.x[seat.ordinal] = seat.x;
         seats.y[seat.ordinal] = seat.y;
         seats.level[seat.ordinal] = 0;
-        seats.label[seat.ordinal] = seat.label;
         seats.section[seat.ordinal] = si;
         seats.row[seat.ordinal] = r;
         seats.number[seat.ordinal] = seat.number;
       }
-      r++;
+      rows[r++] = row.label;
     }
   });
   expect(seats.x).toHaveLength(n);
   const sections = plan.sections.map((s) => ({ code: s.code, name: s.name, kind: s.kind, outline: s.outline.map((p) => [p.x, p.y] as [number, number]), labelX: s.labelAt.x, labelY: s.labelAt.y }));
-  return { seats, sections };
+  return { seats, sections, rows };
 }
 
 const studio = asMap(studioPlan());
@@ -113,6 +113,72 @@ describe("the arena", () => {
     }
     expect(firsts.size).toBe(arena.sections.filter((_, i) => index.sections[i]!.length > 0).length);
     expect(moveFrom(arena, index, moveFrom(arena, index, at, "next-section"), "previous-section")).toBe(at);
+  });
+
+  it("gives each seat the parts of its stored label (section code, standing or not, row label, number)", () => {
+    const plan = arenaPlan();
+    for (const o of [0, 1_999, 2_000, 7_777, 19_999]) {
+      const section = plan.sections.find((s) => s.rows.some((r) => r.seats.some((seat) => seat.ordinal === o)))!;
+      const row = section.rows.find((r) => r.seats.some((seat) => seat.ordinal === o))!;
+      expect(seatParts(arena, o)).toEqual({ section: section.code, standing: section.kind === "general_admission", row: row.label, number: row.seats.find((seat) => seat.ordinal === o)!.number });
+    }
+  });
+
+  it("arrow keys go the way they point on screen, also in the sections beside the stage whose rows run up and down", () => {
+    const code = (c: string) => arena.sections.findIndex((s) => s.code === c);
+    const seatOf = (c: string, row: number, number: number) => index.sections[code(c)]!.find((o) => arena.rows[arena.seats.row[o]!] === String(row) && arena.seats.number[o] === number)!;
+    const step = (o: number, arrow: Arrow) => {
+      const to = moveFrom(arena, index, o, arrowMove(arena, index, o, arrow));
+      return [arena.seats.x[to]! - arena.seats.x[o]!, arena.seats.y[to]! - arena.seats.y[o]!] as const;
+    };
+    // Section 223, right of the stage: seat numbers grow up the screen and the rows behind lie to the right.
+    const side = seatOf("223", 10, 5);
+    expect(arena.seats.y[moveFrom(arena, index, side, "right")]!).toBeLessThan(arena.seats.y[side]!); // "next seat" is upward…
+    const [rx, ry] = step(side, "right"); // …yet → moves right on screen
+    expect(rx).toBeGreaterThan(2);
+    expect(Math.abs(ry)).toBeLessThan(rx);
+    const [lx] = step(side, "left");
+    expect(lx).toBeLessThan(-2);
+    const [, uy] = step(side, "up");
+    expect(uy).toBeLessThan(-2);
+    const [, dy] = step(side, "down");
+    expect(dy).toBeGreaterThan(2);
+    // Section 102, left of the stage: numbers grow down the screen, the row in front is to the right.
+    const left = seatOf("102", 10, 5);
+    expect(arrowMove(arena, index, left, "right")).toBe("front");
+    expect(arrowMove(arena, index, left, "left")).toBe("back");
+    expect(arrowMove(arena, index, left, "down")).toBe("right");
+    expect(arrowMove(arena, index, left, "up")).toBe("left");
+    // Section 110, facing the stage: → is the next seat, ↑ the row in front, as before; in the front row too.
+    for (const o of [seatOf("110", 10, 5), seatOf("110", 1, 5)]) {
+      expect(arrowMove(arena, index, o, "right")).toBe("right");
+      expect(arrowMove(arena, index, o, "left")).toBe("left");
+      expect(arrowMove(arena, index, o, "up")).toBe("front");
+      expect(arrowMove(arena, index, o, "down")).toBe("back");
+    }
+    // Every seated section: → never moves left on screen, ↓ never up.
+    for (let s = 0; s < arena.sections.length; s++) {
+      if (arena.sections[s]!.kind !== "seated") continue;
+      for (const o of index.sections[s]!.filter((_, k) => k % 37 === 0)) {
+        expect(step(o, "right")[0]).toBeGreaterThanOrEqual(0);
+        expect(step(o, "left")[0]).toBeLessThanOrEqual(0);
+        expect(step(o, "down")[1]).toBeGreaterThanOrEqual(0);
+        expect(step(o, "up")[1]).toBeLessThanOrEqual(0);
+      }
+    }
+  });
+
+  it("puts a row's labels just beyond its two ends, along the row", () => {
+    const row = index.rows[arena.seats.row[index.sections[arena.sections.findIndex((s) => s.code === "223")]![0]!]!]!;
+    const [[ax, ay], [bx, by]] = rowEnds(arena.seats, row, 4)!;
+    const first = row[0]!;
+    const last = row[row.length - 1]!;
+    // Section 223's row 1 runs up the screen (numbers grow upward): seat 1's label below it, the last seat's above.
+    expect(ax).toBeCloseTo(arena.seats.x[first]!, 0);
+    expect(ay).toBeGreaterThan(arena.seats.y[first]! + 3.9);
+    expect(bx).toBeCloseTo(arena.seats.x[last]!, 0);
+    expect(by).toBeLessThan(arena.seats.y[last]! - 3.9);
+    expect(rowEnds(arena.seats, [], 4)).toBeNull();
   });
 
   it("front and back stay in the section, left and right in the row", () => {

@@ -11,6 +11,7 @@
  * The 24-px tap target is WCAG 2.2's success criterion 2.5.8 "Target Size (Minimum)".
  */
 import type { SeatMapData } from "@/lib/venues/seat-map";
+import type { SeatParts } from "@/lib/venues/seat-label";
 
 /** A seat is tappable when neighbours are at least this far apart on screen (CSS px; WCAG 2.2 SC 2.5.8). */
 export const TAP_TARGET_PX = 24;
@@ -135,8 +136,87 @@ export function viewShowing(view: MapView, ux: number, uy: number, opts: { width
   return { scale: opts.scale, x: opts.width / 2 - opts.scale * opts.base * ux, y: opts.height / 2 - opts.scale * opts.base * uy };
 }
 
+/** What seat `o`'s label is made of (lib/venues/seat-label.ts composes it in the reader's language). */
+export function seatParts(data: Pick<SeatMapData, "seats" | "sections" | "rows">, o: number): SeatParts {
+  const section = data.sections[data.seats.section[o]!];
+  return { section: section?.code ?? "", standing: section?.kind === "general_admission", row: data.rows[data.seats.row[o]!] ?? "", number: data.seats.number[o]! };
+}
+
+/**
+ * Where to write a row's label at each end of the row (plan units): `gap` beyond its first and
+ * its last seat, along the row's own direction (rows of side sections run up and down the plan).
+ * @param ordinals the row's seats in number order (SeatIndex.rows)
+ */
+export function rowEnds(seats: Pick<SeatMapData["seats"], "x" | "y">, ordinals: number[], gap: number): [[number, number], [number, number]] | null {
+  const first = ordinals[0];
+  const last = ordinals[ordinals.length - 1];
+  if (first === undefined || last === undefined) return null;
+  const next = ordinals[1] ?? first;
+  const before = ordinals[ordinals.length - 2] ?? last;
+  // Each end's own direction: a curved row's ends point different ways. A one-seat row reads left to right.
+  const out = (from: number, to: number, sign: number): [number, number] => {
+    const dx = seats.x[from]! - seats.x[to]!;
+    const dy = seats.y[from]! - seats.y[to]!;
+    const d = Math.hypot(dx, dy);
+    return d > 0 ? [seats.x[from]! + (gap * dx) / d, seats.y[from]! + (gap * dy) / d] : [seats.x[from]! + sign * gap, seats.y[from]!];
+  };
+  return [out(first, next, -1), out(last, before, 1)];
+}
+
 /** An arrow key's move on the map. */
 export type SeatMove = "left" | "right" | "front" | "back" | "next-section" | "previous-section";
+
+/** An arrow key, by the direction it points on screen. */
+export type Arrow = "left" | "right" | "up" | "down";
+
+const ARROW_VECTORS: Record<Arrow, [number, number]> = { left: [-1, 0], right: [1, 0], up: [0, -1], down: [0, 1] };
+
+/**
+ * Which move along the row or between rows goes the way an arrow key points on screen, from
+ * seat `from`. A row's seat numbers and its front (toward the stage) point different ways in
+ * different sections: in a section beside the stage a row runs up or down the screen and the row
+ * in front is to the left or right. Each of the four moves gets its direction on the plan (the
+ * neighbours in the row; the nearest seat of the row in front, else the opposite of the row
+ * behind) and the arrow takes the one nearest its own direction. The plan is drawn unrotated
+ * (y down, as on screen), so the plan's directions are the screen's.
+ */
+export function arrowMove(data: Pick<SeatMapData, "seats">, index: SeatIndex, from: number, arrow: Arrow): SeatMove {
+  const { seats } = data;
+  const list = index.rows[seats.row[from]!] ?? [from];
+  const place = index.placeInRow[from]!;
+  const prev = list[Math.max(0, place - 1)]!;
+  const next = list[Math.min(list.length - 1, place + 1)]!;
+  const along: [number, number] = [seats.x[next]! - seats.x[prev]!, seats.y[next]! - seats.y[prev]!];
+  const toward = (move: "front" | "back"): [number, number] => {
+    const to = moveFrom(data, index, from, move);
+    return [seats.x[to]! - seats.x[from]!, seats.y[to]! - seats.y[from]!];
+  };
+  const ahead = toward("front");
+  const behind = toward("back");
+  // The front's direction: toward the row in front, or away from the row behind in a front row.
+  const front: [number, number] = ahead[0] !== 0 || ahead[1] !== 0 ? ahead : [-behind[0], -behind[1]];
+  const unit = ([x, y]: [number, number]): [number, number] => {
+    const d = Math.hypot(x, y);
+    return d > 0 ? [x / d, y / d] : [0, 0];
+  };
+  const candidates: [SeatMove, [number, number]][] = [
+    ["right", unit(along)],
+    ["left", unit([-along[0], -along[1]])],
+    ["front", unit(front)],
+    ["back", unit([-front[0], -front[1]])],
+  ];
+  const [ax, ay] = ARROW_VECTORS[arrow];
+  let best: SeatMove = arrow === "left" || arrow === "right" ? arrow : arrow === "up" ? "front" : "back";
+  let bestDot = 0;
+  for (const [move, [x, y]] of candidates) {
+    const dot = x * ax + y * ay;
+    if (dot > bestDot + 1e-9) {
+      bestDot = dot;
+      best = move;
+    }
+  }
+  return best;
+}
 
 /**
  * Where a keyboard move from seat `from` lands. Left and right step along the row (by seat

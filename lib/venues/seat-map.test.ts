@@ -1,9 +1,15 @@
-/** The seat map shows each show's own price levels, also when the venue has several shows. */
+/**
+ * The seat map shows each show's own price levels, also when the venue has several shows, and
+ * carries each seat's parts (section, row label, number) rather than a stored English label.
+ */
 import { afterAll, describe, expect, it } from "vitest";
 import { closeDb, db } from "@/lib/db";
 import { createEvent } from "@/lib/events/create";
+import { translator } from "@/lib/i18n/translate";
 import { makeStudioShow } from "@/lib/testing/fixtures";
 import { getSeatMap } from "@/lib/venues/seat-map";
+import { seatLabel, type SeatWords } from "@/lib/venues/seat-label";
+import { seatParts } from "@/lib/venues/seat-map-nav";
 
 afterAll(async () => {
   await closeDb();
@@ -39,7 +45,11 @@ describe("getSeatMap", () => {
     expect(map.seats.section).toEqual(new Array(50).fill(0));
     expect(map.seats.row).toEqual(Array.from({ length: 50 }, (_, i) => Math.floor(i / 10)));
     expect(map.seats.number).toEqual(Array.from({ length: 50 }, (_, i) => (i % 10) + 1));
-    expect(map.seats.label[12]).toBe("Sec MAIN · Row B · Seat 3");
+    expect(map.rows).toEqual(["A", "B", "C", "D", "E"]);
+    expect(map.seats).not.toHaveProperty("label");
+    // Composed from the parts, in the reader's language: the stored label in English.
+    expect(seatLabel(translator("en", "Seat") as unknown as SeatWords, seatParts(map, 12))).toBe("Sec MAIN · Row B · Seat 3");
+    expect(seatLabel(translator("zh-CN", "Seat") as unknown as SeatWords, seatParts(map, 12))).toBe("MAIN区 B排 3号");
     expect(map.pitch).toBe(14);
   });
 });

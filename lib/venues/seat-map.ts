@@ -16,13 +16,16 @@ export interface SeatMapData {
   stage: [number, number][];
   levels: { id: string; name: string; color: string; priceMinor: number; currency: string }[];
   sections: { code: string; name: string; kind: "seated" | "general_admission"; outline: [number, number][]; labelX: number; labelY: number }[];
+  /** Each dense row index's label as printed on a ticket ("7", "B", "GA3"): with the section's code and kind and the seat's number, a seat's label is composed in the reader's language (lib/venues/seat-label.ts). */
+  rows: string[];
   /**
    * Parallel arrays indexed by seat ordinal. `level` is an index into `levels`, or -1 when the
    * seat is not on sale; `section` an index into `sections`; `row` a dense row index, in the
    * order of the sections and then of their rows (front to back), so rows r and r + 1 of one
-   * section are neighbours; `number` the seat's number in its row.
+   * section are neighbours; `number` the seat's number in its row. (No stored English label:
+   * the reader's language composes it from these.)
    */
-  seats: { x: number[]; y: number[]; level: number[]; label: string[]; section: number[]; row: number[]; number: number[] };
+  seats: { x: number[]; y: number[]; level: number[]; section: number[]; row: number[]; number: number[] };
   /** The usual distance between neighbouring seats of a row, in plan units (the median): what the map scales so a seat is big enough to tap. */
   pitch: number;
 }
@@ -70,7 +73,7 @@ export async function getSeatMap(db: Db, eventId: string): Promise<SeatMapData |
     .where(eq(sections.venueId, venue.id))
     .orderBy(asc(sections.id));
   const rowRows = await db
-    .select({ id: rows.id, sectionId: rows.sectionId, sortOrder: rows.sortOrder })
+    .select({ id: rows.id, sectionId: rows.sectionId, sortOrder: rows.sortOrder, label: rows.label })
     .from(rows)
     .innerJoin(sections, eq(rows.sectionId, sections.id))
     .where(eq(sections.venueId, venue.id));
@@ -78,7 +81,7 @@ export async function getSeatMap(db: Db, eventId: string): Promise<SeatMapData |
   rowRows.sort((a, b) => sectionIndex.get(a.sectionId)! - sectionIndex.get(b.sectionId)! || a.sortOrder - b.sortOrder);
   const rowIndex = new Map(rowRows.map((r, i) => [r.id, i]));
   const seatRows = await db
-    .select({ ordinal: seats.ordinal, x: seats.x, y: seats.y, label: seats.label, sectionId: seats.sectionId, rowId: seats.rowId, number: seats.number, priceLevelId: eventSeats.priceLevelId })
+    .select({ ordinal: seats.ordinal, x: seats.x, y: seats.y, sectionId: seats.sectionId, rowId: seats.rowId, number: seats.number, priceLevelId: eventSeats.priceLevelId })
     .from(seats)
     // The venue's seats, each with THIS show's price level (another show of the venue has its own inventory).
     .leftJoin(eventSeats, and(eq(eventSeats.seatId, seats.id), eq(eventSeats.eventId, eventId)))
@@ -86,11 +89,10 @@ export async function getSeatMap(db: Db, eventId: string): Promise<SeatMapData |
     .orderBy(asc(seats.ordinal));
   const n = venue.capacity;
   const filled = <T>(v: T): T[] => new Array<T>(n).fill(v);
-  const out: SeatMapData["seats"] = { x: filled(0), y: filled(0), level: filled(-1), label: filled(""), section: filled(0), row: filled(0), number: filled(0) };
+  const out: SeatMapData["seats"] = { x: filled(0), y: filled(0), level: filled(-1), section: filled(0), row: filled(0), number: filled(0) };
   for (const s of seatRows) {
     out.x[s.ordinal] = Math.round(s.x * 10) / 10;
     out.y[s.ordinal] = Math.round(s.y * 10) / 10;
-    out.label[s.ordinal] = s.label;
     out.level[s.ordinal] = s.priceLevelId ? (levelIndex.get(s.priceLevelId) ?? -1) : -1;
     out.section[s.ordinal] = sectionIndex.get(s.sectionId) ?? 0;
     out.row[s.ordinal] = rowIndex.get(s.rowId) ?? 0;
@@ -103,6 +105,7 @@ export async function getSeatMap(db: Db, eventId: string): Promise<SeatMapData |
     stage: venue.stage,
     levels,
     sections: sectionRows.map((s) => ({ code: s.code, name: s.name, kind: s.kind, outline: s.outline, labelX: s.labelX, labelY: s.labelY })),
+    rows: rowRows.map((r) => r.label),
     seats: out,
     pitch: seatPitch(out),
   };
