@@ -4,14 +4,22 @@
  * map; then a hold and a move to the order page. Errors come back in words a fan
  * understands (seat just taken, over the per-fan limit, not on sale yet…); trouble on our
  * side (an outage) keeps the fan's turn and retries with back-off (components/trouble.ts).
+ *
+ * The quantity menu offers only what the fan may still buy: the server counts the fan's seats
+ * of this show as the hold path's limit check counts them (GET /api/events/:id/fan-seats).
+ *
+ * While picking on the map nothing above the map changes height (a fan's next tap must land
+ * where they aimed): the picked seats, the turn's clock, errors and the Hold button live in a
+ * bar of fixed height below the map, which sticks to the bottom of the screen while the
+ * panel is in view (the bottom bar of a ticketing app on a phone).
  */
 import { useLocale, useTranslations } from "next-intl";
 import { useRouter } from "next/navigation";
-import { useEffect, useState, useTransition } from "react";
+import { useCallback, useEffect, useState, useTransition } from "react";
 import { holdSeatsAction } from "@/app/[locale]/events/[slug]/actions";
 import { SeatMap, type MapSeat } from "@/components/seat-map";
 import { isTrouble, isTroubleCode, troubleDelayMs, troubleMessage } from "@/components/trouble";
-import { Countdown } from "@/components/countdown";
+import { Countdown, formatClock, useTimeLeft } from "@/components/countdown";
 import { formatMoney, formatTimeInZone } from "@/lib/format";
 import { intlLocale } from "@/lib/i18n/config";
 
@@ -22,6 +30,16 @@ interface Level {
   currency: string;
   remaining: number;
 }
+
+/** The fan's seats of this show against its per-fan limit, as the server counts them (held + bought). */
+interface FanSeats {
+  limit: number;
+  have: number;
+  left: number;
+}
+
+/** Warn this long before the fan's turn ends. */
+const TURN_WARNING_MS = 2 * 60_000;
 
 /** @param timeZone the venue's IANA zone: the end of the fan's turn is said in it. */
 export function BuyPanel(props: { eventId: string; slug: string; levels: Level[]; perFanLimit: number; onSaleAt: string; timeZone: string }) {
@@ -72,6 +90,20 @@ export function BuyPanel(props: { eventId: string; slug: string; levels: Level[]
   }, [props.eventId]);
   const queueUrl = `/events/${props.slug}/queue`;
 
+  // How many more seats the fan may buy, once admitted; asked again after a refusal over the limit.
+  const [fanSeats, setFanSeats] = useState<FanSeats | null>(null);
+  const loadFanSeats = useCallback(async () => {
+    const res = await fetch(`/api/events/${props.eventId}/fan-seats`).catch(() => null);
+    if (res?.ok) setFanSeats((await res.json()) as FanSeats);
+  }, [props.eventId]);
+  useEffect(() => {
+    if (turn.state !== "admitted") return;
+    const first = setTimeout(() => void loadFanSeats(), 0);
+    return () => clearTimeout(first);
+  }, [turn.state, loadFanSeats]);
+  const left = fanSeats ? Math.min(fanSeats.left, props.perFanLimit) : props.perFanLimit;
+  const quotaLine = fanSeats && fanSeats.have > 0 ? t(fanSeats.left === 0 ? "quotaFull" : "quota", { have: fanSeats.have, limit: fanSeats.limit }) : null;
+
   function hold(request: unknown) {
     setError(null);
     setPendingOrderId(null);
@@ -94,6 +126,7 @@ export function BuyPanel(props: { eventId: string; slug: string; levels: Level[]
       setError(result.error);
       setPendingOrderId(typeof result.orderId === "string" ? result.orderId : null);
       setPicked([]);
+      if (result.code === "fan_limit") void loadFanSeats();
     });
   }
 
@@ -102,7 +135,8 @@ export function BuyPanel(props: { eventId: string; slug: string; levels: Level[]
     if (picked.some((p) => p.ordinal === seat.ordinal)) return setPicked(picked.filter((p) => p.ordinal !== seat.ordinal));
     if (!seat.level) return setError(t("notForSale", { seat: seat.label }));
     if (!seat.free) return setError(t("taken", { seat: seat.label }));
-    if (picked.length >= props.perFanLimit) return setError(t("atMost", { n: props.perFanLimit }));
+    if (left === 0 && quotaLine) return setError(quotaLine);
+    if (picked.length >= left) return setError(t("atMost", { n: left }));
     setPicked([...picked, seat]);
   }
 
@@ -139,11 +173,13 @@ export function BuyPanel(props: { eventId: string; slug: string; levels: Level[]
       </div>
     );
   }
+  const separator = t("seatSeparator");
   return (
     <div className="space-y-4" data-testid="buy-panel" data-turn="admitted">
       <p className="text-emerald-300">{turn.until ? t("yourTurnUntil", { time: formatTimeInZone(new Date(turn.until), props.timeZone, fmt) }) : t("yourTurn")}</p>
-      {turn.until && (
-        <Countdown until={turn.until} label={t("turnEndsIn")} warnBelowMs={2 * 60_000} warning={t("turnEndingSoon")} testId="admission-countdown" />
+      {/* On the map the clock is in the bar below it (its warning line would push the map down). */}
+      {turn.until && mode === "best" && (
+        <Countdown until={turn.until} label={t("turnEndsIn")} warnBelowMs={TURN_WARNING_MS} warning={t("turnEndingSoon")} testId="admission-countdown" />
       )}
       <div className="flex gap-2">
         {(["best", "map"] as const).map((m) => (
@@ -156,66 +192,126 @@ export function BuyPanel(props: { eventId: string; slug: string; levels: Level[]
           </button>
         ))}
       </div>
-      {!open && <p className="text-amber-200">{t("notOpenYet")}</p>}
       {mode === "best" && (
-        <div className="flex flex-wrap items-center gap-3">
-          <label className="text-sm" htmlFor="buy-level">
-            {t("priceLevel")}
-          </label>
-          <select id="buy-level" value={levelId} onChange={(e) => setLevelId(e.target.value)} className="rounded bg-black/40 px-3 py-2">
-              {props.levels.map((l) => (
-                <option key={l.id} value={l.id}>
-                  {l.name} — {formatMoney(l.priceMinor, l.currency, fmt)}
-                </option>
-              ))}
-          </select>
-          <label className="text-sm" htmlFor="buy-quantity">
-            {t("seats")}
-          </label>
-          <select id="buy-quantity" value={quantity} onChange={(e) => setQuantity(Number(e.target.value))} className="rounded bg-black/40 px-3 py-2">
-              {Array.from({ length: props.perFanLimit }, (_, i) => i + 1).map((n) => (
-                <option key={n} value={n}>
-                  {n}
-                </option>
-              ))}
-          </select>
-          <button
-            disabled={pending || !open}
-            onClick={() => hold({ kind: "best", priceLevelId: levelId, quantity })}
-            className="rounded bg-emerald-500 px-5 py-2 font-semibold text-black hover:bg-emerald-400 disabled:opacity-50"
-          >
-            {t("holdBest", { n: quantity })}
-          </button>
-        </div>
-      )}
-      {mode === "map" && (
-        <div className="flex flex-wrap items-center gap-3 text-sm">
-          <span data-testid="picked-seats">{picked.length === 0 ? t("pickHint") : picked.map((p) => p.label).join(", ")}</span>
-          {picked.length > 0 && (
-            <button
-              disabled={pending || !open}
-              onClick={() => hold({ kind: "seats", ordinals: picked.map((p) => p.ordinal) })}
-              className="rounded bg-emerald-500 px-5 py-2 font-semibold text-black hover:bg-emerald-400 disabled:opacity-50"
-            >
-              {t("holdPicked", { n: picked.length, total: formatMoney(total, picked[0]!.level!.currency, fmt) })}
-            </button>
+        <>
+          {!open && <p className="text-amber-200">{t("notOpenYet")}</p>}
+          {quotaLine && (
+            <p className="text-sm text-white/80" data-testid="fan-quota">
+              {quotaLine}
+            </p>
           )}
-        </div>
-      )}
-      {error && (
-        <p role="alert" className="text-red-300" data-testid="buy-error">
-          {error}
-          {pendingOrderId && (
-            <>
-              {" "}
-              <a href={`/orders/${pendingOrderId}`} className="underline" data-testid="pending-order-link">
-                {t("goToOrder")}
-              </a>
-            </>
+          {left > 0 && (
+            <div className="flex flex-wrap items-center gap-3">
+              <label className="text-sm" htmlFor="buy-level">
+                {t("priceLevel")}
+              </label>
+              <select id="buy-level" value={levelId} onChange={(e) => setLevelId(e.target.value)} className="rounded bg-black/40 px-3 py-2">
+                {props.levels.map((l) => (
+                  <option key={l.id} value={l.id}>
+                    {l.name} — {formatMoney(l.priceMinor, l.currency, fmt)}
+                  </option>
+                ))}
+              </select>
+              <label className="text-sm" htmlFor="buy-quantity">
+                {t("seats")}
+              </label>
+              <select id="buy-quantity" value={Math.min(quantity, left)} onChange={(e) => setQuantity(Number(e.target.value))} className="rounded bg-black/40 px-3 py-2">
+                {Array.from({ length: left }, (_, i) => i + 1).map((n) => (
+                  <option key={n} value={n}>
+                    {n}
+                  </option>
+                ))}
+              </select>
+              <button
+                disabled={pending || !open}
+                onClick={() => hold({ kind: "best", priceLevelId: levelId, quantity: Math.min(quantity, left) })}
+                className="rounded bg-emerald-500 px-5 py-2 font-semibold text-black hover:bg-emerald-400 disabled:opacity-50"
+              >
+                {t("holdBest", { n: Math.min(quantity, left) })}
+              </button>
+            </div>
           )}
-        </p>
+          {error && <ErrorLine error={error} pendingOrderId={pendingOrderId} goTo={t("goToOrder")} />}
+        </>
       )}
       <SeatMap eventId={props.eventId} selected={picked.map((p) => p.ordinal)} onSeatClick={mode === "map" ? toggle : undefined} />
+      {mode === "map" && (
+        // Fixed height whatever it says; sticks to the bottom of the screen while the panel is in view.
+        <div className="sticky bottom-0 z-10 -mx-1 flex h-28 flex-col justify-between gap-2 rounded-t-xl border-t border-white/15 bg-[#0b1020]/95 px-3 py-2 backdrop-blur" role="region" aria-label={t("pickedBar")} data-testid="buy-bar">
+          <div className="h-10 overflow-y-auto text-sm leading-5">
+            {error ? (
+              <ErrorLine error={error} pendingOrderId={pendingOrderId} goTo={t("goToOrder")} />
+            ) : !open ? (
+              <p className="text-amber-200">{t("notOpenYet")}</p>
+            ) : (
+              <>
+                {turn.until && <TurnWarning until={turn.until} warning={t("turnEndingSoon")} />}
+                {picked.length > 0 ? (
+                  <p data-testid="picked-seats">{picked.map((p) => p.label).join(separator)}</p>
+                ) : (
+                  <p className="text-white/70">
+                    {quotaLine && <span data-testid="fan-quota">{quotaLine} </span>}
+                    {left > 0 && <span data-testid="picked-seats">{t("pickHint")}</span>}
+                  </p>
+                )}
+              </>
+            )}
+          </div>
+          <div className="flex items-center gap-3">
+            {turn.until && <TurnClock until={turn.until} label={t("turnEndsIn")} />}
+            <button
+              disabled={pending || !open || picked.length === 0}
+              onClick={() => hold({ kind: "seats", ordinals: picked.map((p) => p.ordinal) })}
+              className="ml-auto h-11 flex-1 rounded bg-emerald-500 px-4 font-semibold text-black hover:bg-emerald-400 disabled:opacity-50 sm:max-w-xs"
+            >
+              {picked.length === 0 ? t("holdNone") : t("holdPicked", { n: picked.length, total: formatMoney(total, picked[0]!.level!.currency, fmt) })}
+            </button>
+          </div>
+        </div>
+      )}
     </div>
+  );
+}
+
+/** A refusal in words, with a link to the fan's held order when that is what stands in the way. */
+function ErrorLine({ error, pendingOrderId, goTo }: { error: string; pendingOrderId: string | null; goTo: string }) {
+  return (
+    <p role="alert" className="text-red-300" data-testid="buy-error">
+      {error}
+      {pendingOrderId && (
+        <>
+          {" "}
+          <a href={`/orders/${pendingOrderId}`} className="underline" data-testid="pending-order-link">
+            {goTo}
+          </a>
+        </>
+      )}
+    </p>
+  );
+}
+
+/** The turn's clock in the bar, amber in its last two minutes (the warning itself is {@link TurnWarning}, in the bar's status lines). */
+function TurnClock({ until, label }: { until: number; label: string }) {
+  const left = useTimeLeft(until);
+  const warn = left > 0 && left <= TURN_WARNING_MS;
+  return (
+    <p className={`shrink-0 text-xs leading-4 ${warn ? "text-amber-300" : "text-white/70"}`} data-testid="admission-countdown" data-warning={warn ? "true" : "false"}>
+      {label}
+      <br />
+      <span role="timer" className="font-mono text-lg font-semibold tabular-nums" data-testid="admission-countdown-clock">
+        {formatClock(left)}
+      </span>
+    </p>
+  );
+}
+
+/** "Your turn is almost over…" in the turn's last two minutes, else nothing (its own clock, so the panel does not re-render twice a second). */
+function TurnWarning({ until, warning }: { until: number; warning: string }) {
+  const left = useTimeLeft(until);
+  if (!(left > 0 && left <= TURN_WARNING_MS)) return null;
+  return (
+    <p role="status" className="font-semibold text-amber-300">
+      {warning}
+    </p>
   );
 }
