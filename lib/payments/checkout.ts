@@ -9,24 +9,28 @@ import type { Db } from "@/lib/db";
 import { cachedEvent } from "@/lib/events/cache";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
-import { DEFAULT_LOCALE, type Locale } from "@/lib/i18n/config";
-import { translator } from "@/lib/i18n/translate";
 import { newId } from "@/lib/ids";
 import type { PaymentProvider } from "@/lib/payments/provider";
 import { takeCheckoutBudget } from "@/lib/payments/psp-budget";
+
+/** What the PSP's page says is being paid for: the show's name as the organizer entered it and the seat count, in no language. */
+export function checkoutDescription(show: string, seats: number): string {
+  return `${show} × ${seats}`;
+}
 
 /** A fan-readable refusal to start a checkout: 404 `no_such_order`, 409 `not_payable` / `hold_expired`. */
 const refused = (kind: "not_found" | "conflict", code: string, message: string) => new AppError(kind, code, message);
 
 /**
- * Starts (or resumes) the checkout of an order. `locale` is the fan's language: the PSP's page
- * shows the checkout's description ("2 tickets — <show>") as given, so it is written in it.
+ * Starts (or resumes) the checkout of an order. The PSP's page shows the description as given, so it
+ * is written in no language ("<show> × 2"): a resumed session asks the PSP with the same key and the
+ * same fields whatever language the fan switched to meanwhile (Stripe refuses a key reused with others).
  * @returns the PSP's hosted payment page URL.
  * @throws {AppError} `no_such_order` for another fan's order (404, so order ids are not confirmed to strangers),
  *   `not_payable` for an order that is no longer payable (409), `hold_expired` (409); {PspBusyError} (429) past the
  *   PSP's request budget (lib/payments/psp-budget.ts); {PaymentProviderError} from the PSP.
  */
-export async function startCheckout(db: Db, provider: PaymentProvider, input: { orderId: string; fanId: string; now?: Date; locale?: Locale }): Promise<{ url: string }> {
+export async function startCheckout(db: Db, provider: PaymentProvider, input: { orderId: string; fanId: string; now?: Date }): Promise<{ url: string }> {
   // One round trip: the order (with its seat count) and its payment attempts. Another fan's
   // order is refused before anything read here is used.
   const [[row], existing] = await Promise.all([
@@ -63,7 +67,7 @@ export async function startCheckout(db: Db, provider: PaymentProvider, input: { 
     orderId: order.id,
     amountMinor: order.totalMinor,
     currency: order.currency,
-    description: translator(input.locale ?? DEFAULT_LOCALE, "Psp")("description", { n: seatsCount, show: event.name }),
+    description: checkoutDescription(event.name, seatsCount),
     expiresAt: order.holdExpiresAt,
     returnUrl: `${env().APP_URL}/orders/${order.id}`,
     idempotencyKey: `${order.id}:checkout:${open ? existing.indexOf(open) : existing.length}`,

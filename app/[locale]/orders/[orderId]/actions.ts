@@ -7,15 +7,14 @@ import { redirect } from "next/navigation";
 import { z } from "zod";
 import { db } from "@/lib/db";
 import { action } from "@/lib/http/action";
-import { requestLocale } from "@/lib/i18n/request-locale";
 import { orderIdSchema } from "@/lib/ids";
 import { defaultProvider } from "@/lib/payments";
 import { startCheckout } from "@/lib/payments/checkout";
 import { giveSeatsBack } from "@/lib/payments/expiry";
 
-/** Starts the checkout (described in the fan's language) and sends the fan to the PSP's pay page. */
+/** Starts the checkout and sends the fan to the PSP's pay page. */
 export const payAction = action({ who: "user", args: z.tuple([orderIdSchema]) }, async ({ user }, orderId): Promise<never> => {
-  const { url } = await startCheckout(db(), defaultProvider(), { orderId, fanId: user.id, locale: await requestLocale() });
+  const { url } = await startCheckout(db(), defaultProvider(), { orderId, fanId: user.id });
   redirect(url);
 });
 

@@ -22,7 +22,6 @@ import { db } from "@/lib/db";
 import { AppError, toErrorBody } from "@/lib/errors";
 import { PRIVATE_NO_STORE } from "@/lib/http/cache";
 import { route } from "@/lib/http/route";
-import { localeOfRequest } from "@/lib/i18n/config";
 import { eventIdSchema } from "@/lib/ids";
 import { holdForFan } from "@/lib/orders/hold-for-fan";
 import { holdRequestSchema, idempotencyKeySchema } from "@/lib/orders/place-order";
@@ -49,7 +48,7 @@ export const POST = route(
     const order = await holdForFan(db(), { eventId: params.eventId, fanId: user.id, request: body, admissionToken: token, idempotencyKey: key?.data });
     let checkout: { checkoutUrl: string } | { checkoutError: ReturnType<typeof toErrorBody> } | Record<string, never> = {};
     if (query.pay === "1" && order.status === "pending_payment") {
-      checkout = await startCheckout(db(), defaultProvider(), { orderId: order.orderId, fanId: user.id, locale: localeOfRequest(req.headers) }).then(
+      checkout = await startCheckout(db(), defaultProvider(), { orderId: order.orderId, fanId: user.id }).then(
         ({ url }) => ({ checkoutUrl: url }),
         (error: unknown) => ({ checkoutError: toErrorBody(error, requestId) }),
       );

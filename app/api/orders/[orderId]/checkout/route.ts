@@ -6,11 +6,10 @@
 import { z } from "zod";
 import { db } from "@/lib/db";
 import { route } from "@/lib/http/route";
-import { localeOfRequest } from "@/lib/i18n/config";
 import { orderIdSchema } from "@/lib/ids";
 import { defaultProvider } from "@/lib/payments";
 import { startCheckout } from "@/lib/payments/checkout";
 
-export const POST = route({ who: "user", signIn: "Sign in to pay.", params: z.object({ orderId: orderIdSchema }) }, async ({ req, params, user }) => {
-  return startCheckout(db(), defaultProvider(), { orderId: params.orderId, fanId: user.id, locale: localeOfRequest(req.headers) });
+export const POST = route({ who: "user", signIn: "Sign in to pay.", params: z.object({ orderId: orderIdSchema }) }, async ({ params, user }) => {
+  return startCheckout(db(), defaultProvider(), { orderId: params.orderId, fanId: user.id });
 });
