@@ -10,7 +10,7 @@ import { bigserial, index, jsonb, pgSchema, text, timestamp } from "drizzle-orm/
 /** The `dev_mailbox` Postgres schema. */
 export const devMailbox = pgSchema("dev_mailbox");
 
-/** One received message: its envelope, headers, bodies, and attachments' names and sizes (the bytes are not kept). */
+/** One received message: its envelope, headers, bodies, and attachments (name, type, size and their bytes in base64). */
 export const devMessages = devMailbox.table(
   "messages",
   {
@@ -21,7 +21,7 @@ export const devMessages = devMailbox.table(
     subject: text("subject").notNull(),
     text: text("text").notNull(),
     html: text("html"),
-    attachments: jsonb("attachments").$type<{ filename: string; contentType: string; size: number; cid: string | null }[]>().notNull(),
+    attachments: jsonb("attachments").$type<{ filename: string; contentType: string; size: number; cid: string | null; content?: string }[]>().notNull(),
     receivedAt: timestamp("received_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
   (t) => [index("dev_messages_received_idx").on(t.receivedAt)],

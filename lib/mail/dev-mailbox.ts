@@ -15,7 +15,7 @@ import type { Db } from "@/lib/db";
 export type DevMessage = typeof devMessages.$inferSelect;
 
 /** An attachment as stored: its name, type and size, and its bytes in base64 (messages stored before the bytes were kept have none). */
-export type DevAttachment = DevMessage["attachments"][number] & { content?: string };
+export type DevAttachment = DevMessage["attachments"][number];
 
 /** One attachment's bytes and type, for the mailbox's attachment link. */
 export interface DevAttachmentFile {
@@ -76,7 +76,7 @@ export async function devMessagesFor(db: Db, recipient?: string, limit = 50): Pr
 /** Attachment `index` (0-based) of message `id`, or null when there is no such message or attachment, or its bytes were not kept. */
 export async function devAttachment(db: Db, id: number, index: number): Promise<DevAttachmentFile | null> {
   const [row] = await db.select({ attachments: devMessages.attachments }).from(devMessages).where(eq(devMessages.id, id)).limit(1);
-  const a = (row?.attachments as DevAttachment[] | undefined)?.[index];
+  const a = row?.attachments[index];
   if (!a?.content) return null;
   return { filename: a.filename, contentType: a.contentType, content: Buffer.from(a.content, "base64") };
 }
