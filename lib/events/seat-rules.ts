@@ -68,23 +68,17 @@ export async function canonicalLevels(db: Db, venueId: string, levels: PriceLeve
       const out: SeatRule = { ...rule };
       if (rule.tier) {
         const tier = tierNames.get(rule.tier.toLowerCase());
-        if (!tier) throw new SeatRuleError(`There is no tier "${rule.tier}" in this venue. Its tiers: ${[...new Set(tierNames.values())].join(", ")}.`, i, "tiers");
+        if (!tier) throw new SeatRuleError({ code: "unknown_tier", tier: rule.tier, tiers: [...new Set(tierNames.values())] }, i);
         out.tier = tier;
       }
       if (rule.sections) {
         const unknown = rule.sections.filter((c) => !sectionCodes.has(c.toLowerCase()));
-        if (unknown.length) {
-          throw new SeatRuleError(`No section ${unknown.join(", ")} in this venue. Its sections: ${abbreviate([...sectionCodes.values()])}.`, i, "sections");
-        }
+        if (unknown.length) throw new SeatRuleError({ code: "unknown_section", unknown, sections: [...sectionCodes.values()] }, i);
         out.sections = rule.sections.map((c) => sectionCodes.get(c.toLowerCase())!);
       }
       return out;
     }),
   }));
-}
-
-function abbreviate(codes: string[], max = 30): string {
-  return codes.length <= max ? codes.join(", ") : `${codes.slice(0, max).join(", ")} … (${codes.length} in all)`;
 }
 
 /** What a seat rule can look at: the seat's tier, section code and row (1 = nearest the stage). */

@@ -8,7 +8,6 @@
  * {@link setQueueControls}. Redis is re-synced from Postgres whenever it lost the hash.
  */
 import { eq } from "drizzle-orm";
-import { z } from "zod";
 import { events } from "@/db/schema";
 import type { Db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
@@ -35,14 +34,53 @@ export interface QueueControls {
   activeCap?: number;
 }
 
-/** What the live controls accept (the organizer's route validates with it). */
-export const queueControlsSchema = z
-  .strictObject({
-    paused: z.boolean().optional(),
-    ratePerMinute: z.number().int("The rate must be a whole number of fans per minute").min(1, "The rate must be at least 1 fan per minute").max(1_000_000).optional(),
-    activeCap: z.number().int("The cap must be a whole number").min(1, "The cap must be at least 1").max(1_000_000).optional(),
-  })
-  .refine((c) => Object.keys(c).length > 0, "Send at least one of paused, ratePerMinute, activeCap");
+/** The controls a request may send. */
+const CONTROLS = ["paused", "ratePerMinute", "activeCap"];
+
+/** Most fans per minute (rate), and most fans at once (cap), the controls accept. */
+const CONTROL_MAX = 1_000_000;
+
+/**
+ * The organizer's live controls from a request body (their route validates with it). Each
+ * refusal is a 400 whose code the catalogue's `errors` namespace words, with its facts, under
+ * the control at fault: `queue_not_whole` {what}, `queue_below_min` {what, min},
+ * `queue_above_max` {what, max} — `what` is "rate" or "cap" —, `queue_paused_not_boolean`,
+ * `queue_unknown_control` {keys} and `queue_no_controls`.
+ */
+export function queueControlsFrom(body: unknown): QueueControls {
+  const given = typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  const unknown = Object.keys(given).filter((k) => !CONTROLS.includes(k));
+  if (unknown.length > 0) {
+    const keys = unknown.join(", ");
+    throw new AppError("bad_request", "queue_unknown_control", `Unknown control: ${keys}. Send paused, ratePerMinute or activeCap.`, { params: { keys } });
+  }
+  const controls: QueueControls = {};
+  if (given.paused !== undefined) {
+    if (typeof given.paused !== "boolean") throw new AppError("bad_request", "queue_paused_not_boolean", "paused must be true or false", { field: "paused" });
+    controls.paused = given.paused;
+  }
+  if (given.ratePerMinute !== undefined) controls.ratePerMinute = fansCount(given.ratePerMinute, "rate");
+  if (given.activeCap !== undefined) controls.activeCap = fansCount(given.activeCap, "cap");
+  if (Object.keys(controls).length === 0) throw new AppError("bad_request", "queue_no_controls", "Send at least one of paused, ratePerMinute, activeCap");
+  return controls;
+}
+
+/** The rate (fans per minute) or the cap (fans): a whole number from 1 to {@link CONTROL_MAX}. */
+function fansCount(value: unknown, what: "rate" | "cap"): number {
+  const field = what === "rate" ? "ratePerMinute" : "activeCap";
+  const rate = what === "rate";
+  if (typeof value !== "number" || !Number.isInteger(value)) {
+    throw new AppError("bad_request", "queue_not_whole", rate ? "The rate must be a whole number of fans per minute" : "The cap must be a whole number", { field, params: { what } });
+  }
+  if (value < 1) {
+    throw new AppError("bad_request", "queue_below_min", rate ? "The rate must be at least 1 fan per minute" : "The cap must be at least 1", { field, params: { what, min: 1 } });
+  }
+  if (value > CONTROL_MAX) {
+    const max = new Intl.NumberFormat("en").format(CONTROL_MAX);
+    throw new AppError("bad_request", "queue_above_max", rate ? `The rate must be at most ${max} fans per minute` : `The cap must be at most ${max}`, { field, params: { what, max: CONTROL_MAX } });
+  }
+  return value;
+}
 
 /** Writes the event's queue configuration from Postgres into Redis (not paused). @throws {NoSuchQueueError} */
 export async function syncQueueConfig(db: Db, eventId: string): Promise<void> {
