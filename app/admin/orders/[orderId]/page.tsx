@@ -2,8 +2,9 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { getLocale, getTranslations } from "next-intl/server";
-import type { ReactNode } from "react";
+import { Fragment, type ReactNode } from "react";
 import { EventAdminNav, StatusBadge, statusWord } from "@/app/admin/_components/event-nav";
+import { readLoggedReason } from "@/lib/admin/log-reason";
 import { getAdminOrder, orderShow, type OrderSeat } from "@/lib/admin/orders";
 import { requireOrganizer, requireOrganizerOfEvent } from "@/lib/auth/session";
 import { db } from "@/lib/db";
@@ -19,7 +20,7 @@ export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getTranslations("AdminOrders"))("orderTitle") };
 }
 
-/** A logged reason with its instants (written as ISO 8601 UTC when logged) shown in the venue's time, with the zone: one rule for time. */
+/** A logged reason with its instants (written as ISO 8601 UTC when logged) shown in the venue's time, with the zone: one rule for time (for a reason shown as logged). */
 function inVenueTime(reason: string, timeZone: string): string {
   return reason.replace(/\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\b/g, (iso) => formatInZone(new Date(iso), timeZone));
 }
@@ -105,6 +106,34 @@ export default async function AdminOrderPage({ params }: PageProps<"/admin/order
       );
     }
     return named;
+  };
+  /** A transition's logged reason in the reader's words (lib/admin/log-reason.ts); one it does not know, as logged (English, marked so). */
+  const why = (reason: string): ReactNode => {
+    const pieces = readLoggedReason(reason);
+    if (!pieces) {
+      return (
+        <span lang="en" translate="no">
+          {inVenueTime(reason, tz)}
+        </span>
+      );
+    }
+    return pieces.map((piece, i) => {
+      const values = { ...piece.values, ...(piece.values.at ? { at: at(new Date(piece.values.at)) } : {}), ...(piece.values.status ? { status: status(piece.values.status) } : {}), ...(piece.values.count ? { count: Number(piece.values.count) } : {}) };
+      return (
+        <Fragment key={i}>
+          {piece.after === ": " ? t("afterColon") : piece.after === "; " ? t("afterSemicolon") : null}
+          {t.rich(`reason.${piece.key}` as "reason.webhookEvent", {
+            ...(values as { type: string; id: string }),
+            code: (chunks) => (
+              <code lang="en" translate="no" className="font-mono text-xs">
+                {chunks}
+              </code>
+            ),
+            data: (chunks) => <span translate="no">{chunks}</span>,
+          })}
+        </Fragment>
+      );
+    });
   };
   const refundable = o.tickets
     .filter((ticket) => ticket.status === "valid")
@@ -244,9 +273,9 @@ export default async function AdminOrderPage({ params }: PageProps<"/admin/order
                     <span className="break-all">{p.id}</span>
                     <span className="block break-all text-white/60">{p.providerPaymentId ?? p.checkoutSessionId}</span>
                   </td>
-                  <td className={CELL} translate="no">
+                  <td className={CELL}>
                     {phoneLabel(t("colPsp"))}
-                    {p.provider}
+                    {t("psp", { provider: p.provider })}
                   </td>
                   <td className={CELL}>
                     <StatusBadge status={p.status} testId="admin-payment-status" />
@@ -355,9 +384,11 @@ export default async function AdminOrderPage({ params }: PageProps<"/admin/order
                       </span>
                     )}
                   </td>
-                  <td className={`${CELL} break-words text-white/80`} lang="en" translate="no">
+                  <td className={`${CELL} break-words text-white/80`}>
                     {phoneLabel(t("logWhy"))}
-                    {inVenueTime(tr.reason, tz)}
+                    <span data-testid="transition-why" data-logged={tr.reason}>
+                      {why(tr.reason)}
+                    </span>
                   </td>
                 </tr>
               );
