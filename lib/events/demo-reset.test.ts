@@ -194,7 +194,7 @@ describe("npm run demo:reset", () => {
     const r = run(["--minutes", "7"]);
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/^Demo show Nova Lights — World Tour 2027: on-sale moved to \d\d:\d\d CES?T \(in 7 min; was .+\); waiting room cleared \(\d+ places?\b.*\); 2 seats already sold stay sold \(1 held seat stays? held/);
+    expect(r.stdout).toMatch(/^Demo show Nova Lights — World Tour 2027: on-sale moved to \d\d:\d\d Central European Time \(in 7 min; was .+\); waiting room cleared \(\d+ places?\b.*\); 2 seats already sold stay sold \(1 held seat stays? held/);
   });
 
   it("exits 2 on bad arguments and 1 on a refusal or an unreachable database, saying why", () => {

@@ -51,14 +51,14 @@ function toUtc(local: string, timeZone: string, field: "startsAt" | "onSaleAt"):
   try {
     return zonedLocalToUtc(local, timeZone);
   } catch (e) {
-    if (e instanceof LocalTimeError) throw new EventTimeError(e.message, field);
+    if (e instanceof LocalTimeError) throw new EventTimeError({ code: "no_such_local_time", time: local, timeZone, english: e.message }, field);
     throw e;
   }
 }
 
 function checkTimes(startsAt: Date, onSaleAt: Date, now: Date, startsAtChanged: boolean): void {
-  if (startsAtChanged && startsAt <= now) throw new EventTimeError("The show must start in the future.", "startsAt");
-  if (onSaleAt >= startsAt) throw new EventTimeError("The on-sale must open before the show starts.", "onSaleAt");
+  if (startsAtChanged && startsAt <= now) throw new EventTimeError({ code: "show_in_past" }, "startsAt");
+  if (onSaleAt >= startsAt) throw new EventTimeError({ code: "onsale_after_start" }, "onSaleAt");
 }
 
 /**
@@ -102,7 +102,7 @@ export async function createEventFromForm(db: Db, organizerId: string, form: Eve
 
 function emptyLevel(e: EmptyPriceLevelError, levels: { name: string }[]): SeatRuleError {
   const i = Math.max(0, levels.findIndex((l) => l.name === e.level));
-  return new SeatRuleError(`No seat is left for "${e.level}": its rules match no seat of this venue, or earlier levels already took them all.`, i);
+  return new SeatRuleError({ code: "level_without_seats", level: e.level }, i);
 }
 
 /**
