@@ -10,7 +10,7 @@
  */
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { adoptInRedis, holdInRedis, readHold, releaseInRedis } from "@/lib/inventory/hold";
+import { adoptInRedis, fanLiveSeats, holdInRedis, readHold, releaseInRedis } from "@/lib/inventory/hold";
 import { holdKey, inventoryKeys, rowsKey } from "@/lib/inventory/keys";
 import { NotEnoughSeatsError } from "@/lib/inventory/errors";
 import { toErrorBody } from "@/lib/errors";
@@ -148,6 +148,8 @@ describe("adopting a hold Postgres has live", () => {
     // Again: nothing left to claim, nothing counted twice.
     expect(await adoptInRedis(eventId, { id: "hld_adopted", fan: "usr_fan", expires, status: "held", seats: [1, 2, 3] })).toBe(0);
     expect(Number(await redis().hget(k.fan, "usr_fan"))).toBe(2);
+    // The buy panel's count is the one the limit is checked against: 2 adopted, 1 for the other fan, 0 for a stranger.
+    expect([await fanLiveSeats(eventId, "usr_fan"), await fanLiveSeats(eventId, "usr_other"), await fanLiveSeats(eventId, "usr_nobody")]).toEqual([2, 1, 0]);
     await redis().del(k.meta, k.free, k.owner, k.fan, k.holds, holdKey(eventId, "hld_adopted"), holdKey(eventId, "hld_other"));
   });
 });

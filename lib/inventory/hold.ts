@@ -4,7 +4,7 @@
  * expired holds for the sweep. Postgres is written by lib/orders; this module only
  * talks to Redis, through the Lua in ./lua.ts.
  */
-import { holdKey, rowsKey, scriptKeys } from "@/lib/inventory/keys";
+import { holdKey, inventoryKeys, rowsKey, scriptKeys } from "@/lib/inventory/keys";
 import { ADOPT_HOLD, CONFIRM_HOLD, HOLD_BEST_AVAILABLE, HOLD_SEATS, RELEASE_HOLD } from "@/lib/inventory/lua";
 import { FanLimitError, InventoryNotReadyError, NotEnoughSeatsError, QueueRestartedError, SeatsTakenError, SlotEndedError } from "@/lib/inventory/errors";
 import { luaScript, redis } from "@/lib/redis";
@@ -167,4 +167,12 @@ export async function readHold(eventId: string, holdId: string): Promise<{ fan: 
   const h = await redis().hgetall<Record<string, string | number>>(holdKey(eventId, holdId));
   if (!h || !h.fan) return null;
   return { fan: String(h.fan), seats: String(h.seats).split(",").filter(Boolean).map(Number), expires: Number(h.expires), status: String(h.status) };
+}
+
+/**
+ * How many of a show's seats a fan holds or has bought, as the hold's Lua counts them against the
+ * per-fan limit (the inventory's `fan` hash behind FAN_LIMIT, I6): what a new hold would be refused by.
+ */
+export async function fanLiveSeats(eventId: string, fanId: string): Promise<number> {
+  return Number((await redis().hget<string | number>(inventoryKeys(eventId).fan, fanId)) ?? 0);
 }
