@@ -169,6 +169,8 @@ export function adjacentPair(map: MapGeometry, code: string, from: number): [num
 
 /** Asserts the page does not scroll sideways (its document is no wider than the viewport). */
 export async function expectNoSidewaysScroll(page: Page) {
-  const { scroll, viewport } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, viewport: window.innerWidth }));
+  // The viewport the test set, not window.innerWidth: a phone zooms out to fit a page that is too wide, and innerWidth grows with it.
+  const viewport = page.viewportSize()!.width;
+  const scroll = await page.evaluate(() => document.documentElement.scrollWidth);
   expect(scroll, `${page.url()} is ${scroll} px wide in a ${viewport}-px viewport`).toBeLessThanOrEqual(viewport);
 }
