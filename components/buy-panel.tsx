@@ -20,6 +20,7 @@ import { holdSeatsAction } from "@/app/[locale]/events/[slug]/actions";
 import { SeatMap, type MapSeat } from "@/components/seat-map";
 import { isTrouble, isTroubleCode, troubleDelayMs, troubleMessage } from "@/components/trouble";
 import { Countdown, formatClock, useTimeLeft } from "@/components/countdown";
+import { authClient } from "@/lib/auth/client";
 import { formatMoney, formatTimeInZone } from "@/lib/format";
 import { intlLocale } from "@/lib/i18n/config";
 
@@ -59,7 +60,11 @@ export function BuyPanel(props: { eventId: string; slug: string; levels: Level[]
   const [nonce, setNonce] = useState(() => crypto.randomUUID());
   const [pending, startTransition] = useTransition();
   const [open, setOpen] = useState(true);
-  const [turn, setTurn] = useState<{ state: "loading" | "signed-out" | "waiting" | "admitted"; until?: number }>({ state: "loading" });
+  const [askedTurn, setTurn] = useState<{ state: "loading" | "signed-out" | "waiting" | "admitted"; until?: number }>({ state: "loading" });
+  // A signed-out visitor has no turn to ask about (no request, no 401): the header's session, one shared request, says so.
+  const session = authClient.useSession();
+  const signedIn = session.isPending ? null : Boolean(session.data);
+  const turn: typeof askedTurn = signedIn === false ? { state: "signed-out" } : askedTurn;
   useEffect(() => {
     const check = () => setOpen(Date.now() >= new Date(props.onSaleAt).getTime());
     const first = setTimeout(check, 0);
@@ -71,6 +76,7 @@ export function BuyPanel(props: { eventId: string; slug: string; levels: Level[]
   }, [props.onSaleAt]);
   // Whose turn is it? Asked once (not cacheable, so not polled): admitted fans shop, others queue.
   useEffect(() => {
+    if (!signedIn) return;
     let cancelled = false;
     (async () => {
       let res: Response | null = null;
@@ -87,7 +93,7 @@ export function BuyPanel(props: { eventId: string; slug: string; levels: Level[]
     return () => {
       cancelled = true;
     };
-  }, [props.eventId]);
+  }, [props.eventId, signedIn]);
   const queueUrl = `/events/${props.slug}/queue`;
 
   // How many more seats the fan may buy, once admitted; asked again after a refusal over the limit.

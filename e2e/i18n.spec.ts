@@ -70,7 +70,7 @@ test("a zh-CN browser buys in Chinese, gets a Chinese e-mail and Chinese errors,
   await page.getByRole("button", { name: /^支付 / }).click();
   await expect(page).toHaveURL(/\/sandbox-psp\/checkout\//);
   await expect(page.getByTestId("sandbox-banner")).toHaveText("StarArena 沙盒支付——仅用于测试付款，不会产生真实扣款。");
-  await expect(page.getByTestId("checkout-description")).toHaveText("Studio Session × 2");
+  await expect(page.getByTestId("checkout-description")).toHaveText("Studio Session — Acoustic Night × 2");
   await expect(page.getByTestId("checkout-countdown")).toContainText("剩余时间");
   await page.screenshot({ path: testInfo.outputPath("zh-psp.png"), fullPage: true });
   await page.getByRole("button", { name: "确认付款" }).click();

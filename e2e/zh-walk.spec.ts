@@ -35,8 +35,9 @@ const TIME_ZONES = new Set(Intl.supportedValuesOf("timeZone"));
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 /** `phrase` as a whole: not inside a longer Latin word or number. */
 const whole = (phrase: string) => new RegExp(`(?<![\\p{Script=Latin}\\p{N}])${escape(phrase)}(?![\\p{Script=Latin}\\p{N}])`, "gu");
-/** Not words: e-mail and web addresses, paths of the site, ids (`evt_…`, `sbx_cs_…`), UTC/GMT offsets. */
+/** Not words: e-mail and web addresses, paths of the site, ids (`evt_…`, `sbx_cs_…`), UTC/GMT offsets, ticket short codes (Crockford base 32, 5-5: some have no digit). */
 const NOT_WORDS = [
+  /\b[0-9A-HJKMNP-TV-Z]{5}-[0-9A-HJKMNP-TV-Z]{5}\b/g,
   /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g,
   /\bhttps?:\/\/\S+/g,
   /(?<![\p{L}\p{N}])\/[\w.-]+(?:\/[\w.…-]*)*/gu,
@@ -118,7 +119,7 @@ test("the walk's filter reports an English word on a Chinese page and lets enter
   const entered = ["Nova Lights World Tour", "Floor Standing", "MAIN", "Walk Fan"];
   const seen: Seen[] = [
     { where: "a", text: "Nova Lights World Tour · 内场 Floor Standing · MAIN区 A排 3号" },
-    { where: "b", text: "订单 ord_7k2m9x · 票码 A7K3M-9PQ2X · €119.00 EUR · 17:34 GMT+1 · walk-fan-1@example.test" },
+    { where: "b", text: "订单 ord_7k2m9x · 票码 A7K3M-9PQ2X、XVWYE-SJJAC · €119.00 EUR · 17:34 GMT+1 · walk-fan-1@example.test" },
     { where: "b2", text: "时区 Europe/Berlin，地址 /events/nova-lights…" },
     { where: "c", text: "使用 StarArena 支付：Alipay、WeChat Pay 或 Stripe（PSP 沙盒）" },
     { where: "d", text: "Sec MAIN · Row A · Seat 3" },

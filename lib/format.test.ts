@@ -1,6 +1,6 @@
 /** Times shown in the venue's zone (lib/format.ts): the zone named so it reads in both languages (issue 42). */
 import { describe, expect, it } from "vitest";
-import { formatInZone, formatTimeInZone } from "@/lib/format";
+import { formatInZone, formatMomentInZone, formatTimeInZone, zoneName } from "@/lib/format";
 
 // 30 Jan 2027 19:00Z is 20:00 in Berlin (UTC+1 in winter); 30 Jul 2027 19:00Z is 21:00 (UTC+2 in summer).
 const winter = new Date("2027-01-30T19:00:00Z");
@@ -31,5 +31,15 @@ describe("formatTimeInZone", () => {
     expect(formatTimeInZone(new Date("2027-01-30T19:31:05Z"), "Europe/Berlin", "en-GB", { seconds: true })).toBe("20:31:05 Central European Time");
     expect(formatTimeInZone(new Date("2027-01-30T19:31:05Z"), "Europe/Berlin", "zh-CN", { seconds: true })).toBe("中欧时间 20:31:05");
     expect(formatTimeInZone(new Date("2027-01-30T19:31:05Z"), "Europe/Berlin", "zh-CN")).toBe("中欧时间 20:31");
+  });
+});
+
+describe("formatMomentInZone and zoneName", () => {
+  it("name the venue's zone in words in both languages, one space before a Chinese hour", () => {
+    const at = new Date("2026-12-07T22:32:02Z"); // 23:32:02 in Berlin (winter)
+    expect(formatMomentInZone(at, "Europe/Berlin", "en-GB")).toBe("7 Dec, 23:32:02 Central European Time");
+    expect(formatMomentInZone(at, "Europe/Berlin", "zh-CN")).toBe("12月7日 中欧时间 23:32:02");
+    expect(zoneName("Europe/Berlin", "zh-CN")).toBe("中欧时间");
+    expect(zoneName("UTC", "en-GB")).toBe("UTC");
   });
 });

@@ -58,8 +58,23 @@ export function formatTimeInZone(at: Date, timeZone: string, locale = "en-GB", o
     timeZone,
     timeZoneName: zoneStyle(timeZone),
   }).formatToParts(at);
-  // Chinese puts the zone first, with a space before "20:10" but none before "20:10:05": always one.
+  return spacedZone(parts);
+}
+
+/** Chinese puts the zone before the hour, with a space before "20:10" but none before "20:10:05": always one. */
+function spacedZone(parts: Intl.DateTimeFormatPart[]): string {
   return parts.map((p, i) => (p.type === "timeZoneName" && parts[i + 1]?.type === "hour" ? `${p.value} ` : p.value)).join("");
+}
+
+/** "7 Dec, 20:31:05 Central European Time" / "12月7日 中欧时间 20:31:05" — a moment of an order's history on the venue's clock. */
+export function formatMomentInZone(at: Date, timeZone: string, locale = "en-GB"): string {
+  return spacedZone(new Intl.DateTimeFormat(locale, { day: "numeric", month: "short", hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23", timeZone, timeZoneName: zoneStyle(timeZone) }).formatToParts(at));
+}
+
+/** The venue's zone as people name it: "Central European Time" / "中欧时间" (UTC and offsets as they are). */
+export function zoneName(timeZone: string, locale = "en-GB"): string {
+  const part = new Intl.DateTimeFormat(locale, { timeZone, timeZoneName: zoneStyle(timeZone) }).formatToParts(new Date()).find((p) => p.type === "timeZoneName");
+  return part?.value ?? timeZone;
 }
 
 /** "20,000" */

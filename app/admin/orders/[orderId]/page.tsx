@@ -8,7 +8,7 @@ import { readLoggedReason } from "@/lib/admin/log-reason";
 import { getAdminOrder, orderShow, type OrderSeat } from "@/lib/admin/orders";
 import { requireOrganizer, requireOrganizerOfEvent } from "@/lib/auth/session";
 import { db } from "@/lib/db";
-import { formatInZone, formatMoney } from "@/lib/format";
+import { formatInZone, formatMoney, formatMomentInZone, zoneName } from "@/lib/format";
 import { intlLocale, isLocale } from "@/lib/i18n/config";
 import { translateErrorCode } from "@/lib/i18n/translate";
 import { orderIdSchema } from "@/lib/ids";
@@ -70,9 +70,8 @@ export default async function AdminOrderPage({ params }: PageProps<"/admin/order
   const money = (minor: number, currency = o.currency) => formatMoney(minor, currency, fmt);
   const seat = (parts: OrderSeat) => seatLabel(seatT as unknown as SeatWords, parts);
   const status = (s: string) => statusWord(statusT, s);
-  /** "30 Jan, 20:31:05 CET" on the venue's clock. */
-  const at = (d: Date | null) =>
-    d ? new Intl.DateTimeFormat(fmt, { day: "numeric", month: "short", hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23", timeZone: tz, timeZoneName: "short" }).format(d) : "—";
+  /** "30 Jan, 20:31:05 Central European Time" on the venue's clock. */
+  const at = (d: Date | null) => (d ? formatMomentInZone(d, tz, fmt) : "—");
   // A column's name before its value, on a phone only (the table's header is hidden there).
   const phoneLabel = (text: string) => <span className="text-white/60 md:hidden">{text}: </span>;
   const time = (d: Date, testId?: string) => (
@@ -352,7 +351,7 @@ export default async function AdminOrderPage({ params }: PageProps<"/admin/order
         <table className={TABLE} data-testid="transition-log">
           <thead className={HEAD}>
             <tr>
-              <th className={TH}>{t("logWhen", { zone: tz })}</th>
+              <th className={TH}>{t("logWhen", { zone: zoneName(tz, fmt) })}</th>
               <th className={TH}>{t("logWhat")}</th>
               <th className={TH}>{t("logChange")}</th>
               <th className={TH}>{t("logWho")}</th>
