@@ -19,6 +19,7 @@ import type { Db } from "@/lib/db";
 import { countByLevel, decodeBits, getBit, setBit } from "@/lib/inventory/availability-bits";
 import { inventoryKeys } from "@/lib/inventory/keys";
 import { AVAILABILITY } from "@/lib/inventory/lua";
+import { dependencyOf } from "@/lib/errors";
 import { luaScript } from "@/lib/redis";
 
 export { getBit, setBit };
@@ -40,8 +41,12 @@ export interface Availability {
   source: "redis" | "postgres";
 }
 
-/** The event's availability (Redis, else Postgres), or null for an unknown event. */
-export async function getAvailability(db: Db, eventId: string): Promise<Availability | null> {
+/**
+ * The event's availability (Redis, else Postgres), or null for an unknown event. With
+ * `orPostgresWhenRedisIsDown`, a Redis outage is answered from Postgres too: for the pages, whose
+ * figures are a snapshot the browser refreshes (the map's API keeps its fast 503).
+ */
+export async function getAvailability(db: Db, eventId: string, opts: { orPostgresWhenRedisIsDown?: boolean } = {}): Promise<Availability | null> {
   const [row] = await db
     .select({ capacity: venues.capacity })
     .from(events)
@@ -50,7 +55,12 @@ export async function getAvailability(db: Db, eventId: string): Promise<Availabi
     .limit(1);
   if (!row) return null;
   const k = inventoryKeys(eventId);
-  const [status, hex, count] = await luaScript<(string | number)[]>(AVAILABILITY).exec([k.meta, k.free], []);
+  const [status, hex, count] = await luaScript<(string | number)[]>(AVAILABILITY)
+    .exec([k.meta, k.free], [])
+    .catch((e: unknown) => {
+      if (opts.orPostgresWhenRedisIsDown && dependencyOf(e) === "redis") return ["REDIS_DOWN"];
+      throw e;
+    });
   if (status === "OK") {
     const bytes = new Uint8Array(Math.ceil(row.capacity / 8));
     bytes.set(Buffer.from(String(hex).slice(1), "hex").subarray(0, bytes.length));
@@ -86,7 +96,7 @@ export interface LevelAvailability {
  */
 export async function levelAvailability(db: Db, eventId: string): Promise<LevelAvailability | null> {
   const [availability, onSale] = await Promise.all([
-    getAvailability(db, eventId),
+    getAvailability(db, eventId, { orPostgresWhenRedisIsDown: true }),
     db
       .select({ ordinal: seats.ordinal, priceLevelId: eventSeats.priceLevelId })
       .from(eventSeats)
@@ -105,7 +115,7 @@ export async function levelAvailability(db: Db, eventId: string): Promise<LevelA
 
 /**
  * The number of free seats of each event, from its Redis inventory's free bitmap (what the map
- * draws): one small call per event. An event whose inventory is not built is missing from the
+ * draws): one small call per event. An event whose inventory is not built (or Redis is down) is missing from the
  * answer (the caller counts it in Postgres, as {@link getAvailability} does).
  */
 export async function freeSeatCounts(eventIds: readonly string[]): Promise<Map<string, number>> {
@@ -113,7 +123,11 @@ export async function freeSeatCounts(eventIds: readonly string[]): Promise<Map<s
   const replies = await Promise.all(
     eventIds.map(async (id) => {
       const k = inventoryKeys(id);
-      const [status, count] = await script.exec([k.meta, k.free], []);
+      // Redis down: counted in Postgres by the caller, like an inventory not built.
+      const [status, count] = await script.exec([k.meta, k.free], []).catch((e: unknown) => {
+        if (dependencyOf(e) === "redis") return ["REDIS_DOWN"];
+        throw e;
+      });
       return [id, status === "OK" ? Number(count) : null] as const;
     }),
   );
