@@ -15,6 +15,7 @@
 import { createHash } from "node:crypto";
 import { asc, eq, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
+import { seatPartColumns } from "@/lib/venues/queries";
 import { events, lineItems, orders, orderTransitions, payments, priceLevels, refunds, rows as seatRows, seats, sections, tickets, user } from "@/db/schema";
 import { listOrderAdminActions, recordAdminAction, type AdminActionName, type AdminActionView } from "@/lib/audit/admin-actions";
 import { databaseNow } from "@/lib/clock";
@@ -104,10 +105,7 @@ const fromJson = <T>(value: T | string): T => (typeof value === "string" ? (JSON
 /** Columns of a seat's parts for drizzle selects joined to `seats`, `sections` and `rows`. */
 const seatColumns = {
   label: seats.label,
-  section: sections.code,
-  standing: sql<boolean>`${sections.kind} = 'general_admission'`,
-  row: seatRows.label,
-  number: seats.number,
+  ...seatPartColumns,
 };
 
 /** Every seat an order was for (line items in seat order), for composing labels the actions name by stored label. */

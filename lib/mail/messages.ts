@@ -7,8 +7,9 @@
  * (composed from their parts through `Seat`, lib/venues/seat-label.ts; the stored English label
  * stays what the ticket codes sign).
  */
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, inArray } from "drizzle-orm";
 import QRCode from "qrcode";
+import { seatPartColumns } from "@/lib/venues/queries";
 import { events, lineItems, orders, rows, seats, sections, tickets, venues } from "@/db/schema";
 import type { Db } from "@/lib/db";
 import { env } from "@/lib/env";
@@ -45,12 +46,11 @@ async function orderFacts(db: Db, orderId: string, fmt: string) {
 }
 
 /** Columns of a seat's label parts, for selects joined to `sections` and `rows` on the seat. */
-const seatParts = { section: sections.code, standing: sql<boolean>`${sections.kind} = 'general_admission'`, row: rows.label, number: seats.number };
 
 /** The order's valid tickets in seat order, each with its seat's label in the reader's language. */
 async function validTickets(db: Db, orderId: string, seatWords: SeatWords) {
   const list = await db
-    .select({ id: tickets.id, code: tickets.code, shortCode: tickets.shortCode, ...seatParts })
+    .select({ id: tickets.id, code: tickets.code, shortCode: tickets.shortCode, ...seatPartColumns })
     .from(tickets)
     .innerJoin(lineItems, eq(tickets.lineItemId, lineItems.id))
     .innerJoin(seats, eq(tickets.seatId, seats.id))
@@ -67,7 +67,7 @@ async function validTickets(db: Db, orderId: string, seatWords: SeatWords) {
  */
 async function refundedSeatLabels(db: Db, orderId: string, stored: string[], seatWords: SeatWords): Promise<string[]> {
   const found = await db
-    .select({ label: seats.label, ...seatParts })
+    .select({ label: seats.label, ...seatPartColumns })
     .from(lineItems)
     .innerJoin(seats, eq(lineItems.seatId, seats.id))
     .innerJoin(sections, eq(seats.sectionId, sections.id))

@@ -2,23 +2,13 @@
  * The fan's view of orders and tickets. Every read is scoped to the fan: another fan's
  * order id reads as "not found".
  */
-import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray } from "drizzle-orm";
+import { seatPartColumns } from "@/lib/venues/queries";
 import { events, lineItems, orders, payments, priceLevels, rows, seats, sections, tickets, venues } from "@/db/schema";
 import type { Db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import type { SeatParts } from "@/lib/venues/seat-label";
 
-/**
- * What a seat's label is composed from (lib/venues/seat-label.ts), for selects joined to
- * `sections` and `rows` on the seat: pages compose the label in the reader's language; the
- * stored English label stays what ticket codes sign (docs/adr/0029).
- */
-const seatPartColumns = {
-  section: sections.code,
-  standing: sql<boolean>`${sections.kind} = 'general_admission'`,
-  row: rows.label,
-  number: seats.number,
-};
 
 /** The {@link SeatParts} of a row read with {@link seatPartColumns}. */
 const partsOf = (r: SeatParts): SeatParts => ({ section: r.section, standing: r.standing, row: r.row, number: r.number });

@@ -3,6 +3,18 @@ import { asc, eq, sql } from "drizzle-orm";
 import { rows, seats, sections, venues } from "@/db/schema";
 import type { Db } from "@/lib/db";
 
+/**
+ * What a seat's label is composed from (lib/venues/seat-label.ts `SeatParts`), as columns for
+ * drizzle selects joined to `seats`, `sections` and `rows`: pages compose the label in the
+ * reader's language; the stored English label stays what ticket codes sign (docs/adr/0029).
+ */
+export const seatPartColumns = {
+  section: sections.code,
+  standing: sql<boolean>`${sections.kind} = 'general_admission'`,
+  row: rows.label,
+  number: seats.number,
+};
+
 /** A venue as the form's venue picker shows it. */
 export interface VenueSummary {
   id: string;
